@@ -1,0 +1,36 @@
+# Finds what stubjit builds with. Everything comes from the system (Debian packages);
+# nothing is downloaded or vendored. GPU toolkits are not build dependencies: the
+# CUDA and HIP backends load their libraries at run time.
+
+# LLVM and Clang 14..18. The newest version with both CMake packages installed wins,
+# unless STUBJIT_LLVM_VERSION names one.
+set(STUBJIT_LLVM_VERSION "" CACHE STRING "LLVM/Clang major version to use (14-18); empty: newest found")
+if(STUBJIT_LLVM_VERSION)
+  set(_stubjit_llvm_candidates ${STUBJIT_LLVM_VERSION})
+else()
+  set(_stubjit_llvm_candidates 18 17 16 15 14)
+endif()
+foreach(_v IN LISTS _stubjit_llvm_candidates)
+  if(EXISTS /usr/lib/llvm-${_v}/lib/cmake/llvm/LLVMConfig.cmake
+     AND EXISTS /usr/lib/llvm-${_v}/lib/cmake/clang/ClangConfig.cmake)
+    set(LLVM_DIR /usr/lib/llvm-${_v}/lib/cmake/llvm CACHE PATH "")
+    set(Clang_DIR /usr/lib/llvm-${_v}/lib/cmake/clang CACHE PATH "")
+    break()
+  endif()
+endforeach()
+find_package(LLVM CONFIG REQUIRED)
+find_package(Clang CONFIG REQUIRED)
+if(LLVM_VERSION_MAJOR LESS 14 OR LLVM_VERSION_MAJOR GREATER 18)
+  message(FATAL_ERROR "stubjit needs LLVM/Clang 14 to 18; found ${LLVM_PACKAGE_VERSION}")
+endif()
+message(STATUS "stubjit: LLVM/Clang ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+separate_arguments(STUBJIT_LLVM_DEFINITIONS NATIVE_COMMAND "${LLVM_DEFINITIONS}")
+# The in-process Clang driver locates its resource directory (builtin headers) from
+# the path of the clang executable it pretends to be.
+set(STUBJIT_CLANG_DRIVER_PATH "${LLVM_TOOLS_BINARY_DIR}/clang")
+
+find_package(spdlog CONFIG REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(xxhash REQUIRED IMPORTED_TARGET libxxhash)
+find_package(Threads REQUIRED)

@@ -1,0 +1,65 @@
+// The compute domain: an N-dimensional box of logical indices, each dimension an
+// arithmetic sequence first + step*k for k < count.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "stubjit/export.hpp"
+
+namespace stubjit {
+
+// One dimension of a compute domain. count may be 0; step may be negative, never 0.
+struct STUBJIT_API Dim {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+  std::int64_t step = 1;
+
+  // A Fortran loop `do i = first, last, step`: last is inclusive, and a step that
+  // runs away from last gives count 0, as Fortran does. Throws DomainError on
+  // step 0 or when the count does not fit in 64 bits.
+  static Dim loop(std::int64_t first, std::int64_t last, std::int64_t step = 1);
+
+  // Logical index of position k (0 <= k < count).
+  std::int64_t at(std::int64_t k) const noexcept { return first + step * k; }
+};
+
+// Inclusive bounds of a Fortran-style loop, for Domain::loops.
+struct Loop {
+  std::int64_t first;
+  std::int64_t last;
+  std::int64_t step = 1;
+};
+
+// A compute domain of rank 1..max_rank, chosen at run time. The constructors
+// validate everything a launch relies on, so a Domain that exists is always
+// launchable: counts >= 0, steps != 0, the total number of indices and every
+// logical index fit in int64.
+class STUBJIT_API Domain {
+ public:
+  static constexpr int max_rank = 8;
+
+  // Dimensions with first 0 and step 1: Domain{rows, cols}.
+  Domain(std::initializer_list<std::int64_t> counts);
+  explicit Domain(std::vector<Dim> dims);
+  // Fortran loop nest, outermost first: Domain::loops({{1, n}, {n, 1, -1}}).
+  static Domain loops(const std::vector<Loop>& loops);
+
+  int rank() const noexcept { return static_cast<int>(dims_.size()); }
+  const Dim& operator[](int d) const { return dims_.at(static_cast<std::size_t>(d)); }
+  const std::vector<Dim>& dims() const noexcept { return dims_; }
+  // Number of logical indices: the product of the counts.
+  std::int64_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  // "[0:4:1, 10:3:-2]" (first:count:step per dimension).
+  std::string to_string() const;
+
+ private:
+  void validate();
+  std::vector<Dim> dims_;
+  std::int64_t size_ = 0;
+};
+
+}  // namespace stubjit

@@ -1,0 +1,86 @@
+// Fields: N-dimensional arrays in a backend's device memory.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "stubjit/error.hpp"
+#include "stubjit/export.hpp"
+#include "stubjit/types.hpp"
+
+namespace stubjit {
+
+namespace detail {
+class RuntimeState;
+}
+
+enum class Layout : std::uint8_t { row_major, column_major };
+
+// A field is a pointer into a backend's memory plus element type, extents and
+// strides (in elements). Copying a Field copies the handle, not the data; the
+// memory of an allocated field lives until its last handle is gone. A wrapped
+// field does not own its memory.
+class STUBJIT_API Field {
+ public:
+  Field() = default;  // the null field: binds to nothing
+
+  explicit operator bool() const noexcept { return data_ != nullptr; }
+  ElementType type() const noexcept { return type_; }
+  int rank() const noexcept { return static_cast<int>(extents_.size()); }
+  std::int64_t extent(int d) const { return extents_.at(static_cast<std::size_t>(d)); }
+  std::int64_t stride(int d) const { return strides_.at(static_cast<std::size_t>(d)); }
+  const std::vector<std::int64_t>& extents() const noexcept { return extents_; }
+  const std::vector<std::int64_t>& strides() const noexcept { return strides_; }
+  std::int64_t size() const noexcept { return size_; }  // number of elements
+  bool writable() const noexcept { return writable_; }
+  // Device address of element (0, ..., 0).
+  void* data() const noexcept { return data_; }
+  // True when the elements occupy exactly size() consecutive slots (any order).
+  bool dense() const noexcept;
+
+  // Copies in storage order: the host buffer holds the elements exactly as the
+  // field lays them out. The field must be dense, and `count` must equal size().
+  template <class T>
+  void copy_from(const T* host, std::size_t count) {
+    check_host_type(element_type_v<T>, count);
+    copy_from_bytes(host, count * sizeof(T));
+  }
+  template <class T>
+  void copy_from(const std::vector<T>& host) {
+    copy_from(host.data(), host.size());
+  }
+  template <class T>
+  void copy_to(T* host, std::size_t count) const {
+    check_host_type(element_type_v<T>, count);
+    copy_to_bytes(host, count * sizeof(T));
+  }
+  template <class T>
+  std::vector<T> to_vector() const {
+    std::vector<T> host(static_cast<std::size_t>(size_));
+    copy_to(host.data(), host.size());
+    return host;
+  }
+
+  void copy_from_bytes(const void* host, std::size_t bytes);
+  void copy_to_bytes(void* host, std::size_t bytes) const;
+
+  // The runtime whose backend owns the memory (identity only).
+  const detail::RuntimeState* owner() const noexcept { return runtime_.get(); }
+
+ private:
+  friend class Runtime;
+  void check_host_type(ElementType host_type, std::size_t count) const;
+
+  std::shared_ptr<detail::RuntimeState> runtime_;
+  std::shared_ptr<void> memory_;  // empty for wrapped memory
+  void* data_ = nullptr;
+  ElementType type_ = ElementType::f32;
+  std::vector<std::int64_t> extents_;
+  std::vector<std::int64_t> strides_;
+  std::int64_t size_ = 0;
+  bool writable_ = false;
+};
+
+}  // namespace stubjit

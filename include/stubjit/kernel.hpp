@@ -1,0 +1,131 @@
+// Kernels: a name, a signature and a body, launched over a compute domain.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "stubjit/domain.hpp"
+#include "stubjit/export.hpp"
+#include "stubjit/field.hpp"
+#include "stubjit/plan.hpp"
+#include "stubjit/signature.hpp"
+
+namespace stubjit {
+
+namespace detail {
+class KernelState;
+class StreamState;
+}  // namespace detail
+
+// What the application writes. `name` and parameter names must be identifiers;
+// `body` is the kernel's statement list and `helpers` optional source placed before
+// it (helper functions, constants). Both are compiled as given.
+struct KernelSource {
+  std::string name;
+  Signature signature;
+  std::string body;
+  std::string helpers;
+  BlockConstraints block{};
+};
+
+// One launch argument: a scalar value or a field. Implicit from either, so that
+// kernel.launch(domain, 2.0f, x, y) reads like a call.
+class Arg {
+ public:
+  enum class Kind : std::uint8_t { scalar, field };
+
+  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+  Arg(T value) : kind_(Kind::scalar), type_(element_type_v<T>) {  // NOLINT: implicit by design
+    static_assert(sizeof(T) <= sizeof(bits_));
+    std::memcpy(&bits_, &value, sizeof(T));
+  }
+  Arg(const Field& field) : kind_(Kind::field), type_(field.type()), field_(&field) {}  // NOLINT
+
+  Kind kind() const noexcept { return kind_; }
+  ElementType type() const noexcept { return type_; }
+  const Field* field() const noexcept { return field_; }
+  // The scalar's bytes, little-endian in the low bytes.
+  std::uint64_t bits() const noexcept { return bits_; }
+
+ private:
+  Kind kind_;
+  ElementType type_;
+  std::uint64_t bits_ = 0;
+  const Field* field_ = nullptr;
+};
+
+// An ordered queue of work on a backend. Launches on one stream run in order; the
+// CPU backend runs every launch to completion before returning.
+class STUBJIT_API Stream {
+ public:
+  Stream() = default;  // a null stream; Runtime::create_stream() makes real ones
+  explicit operator bool() const noexcept { return state_ != nullptr; }
+  // Waits until all work queued on this stream has finished.
+  void synchronize() const;
+  detail::StreamState* state() const noexcept { return state_.get(); }
+  const detail::RuntimeState* owner() const noexcept { return owner_; }
+
+ private:
+  friend class Runtime;
+  std::shared_ptr<detail::StreamState> state_;
+  const detail::RuntimeState* owner_ = nullptr;
+};
+
+struct LaunchOptions {
+  std::optional<Mode> mode;        // force a mode (PlanError if it cannot cover)
+  const Stream* stream = nullptr;  // nullptr: the runtime's default stream
+};
+
+// What a launch did, cheap enough to return from every launch.
+struct LaunchSummary {
+  Mode mode = Mode::direct;
+  int rank = 0;
+  std::size_t dispatches = 0;
+  bool compiled = false;  // this launch compiled (or waited for) the stub
+};
+
+// A handle to a kernel of one runtime; cheap to copy, safe to launch from many
+// threads at once.
+class STUBJIT_API Kernel {
+ public:
+  Kernel() = default;
+
+  const std::string& name() const;
+  const Signature& signature() const;
+
+  // Binds args to the signature, plans, finds or compiles the stub, and launches.
+  // Throws before anything runs if an argument does not match (ArgumentError,
+  // AliasError), the domain cannot be covered (PlanError) or the stub does not
+  // compile (CompileError).
+  template <class... A>
+  LaunchSummary launch(const Domain& domain, A&&... args) {
+    return launch(LaunchOptions{}, domain, std::forward<A>(args)...);
+  }
+  template <class... A>
+  LaunchSummary launch(const LaunchOptions& options, const Domain& domain, A&&... args) {
+    const std::array<Arg, sizeof...(A)> packed{Arg(std::forward<A>(args))...};
+    return launch_args(domain, packed.data(), packed.size(), options);
+  }
+  LaunchSummary launch_args(const Domain& domain, const Arg* args, std::size_t count,
+                            const LaunchOptions& options = {});
+
+  // The plan a launch over `domain` would use, without launching.
+  Plan plan(const Domain& domain, std::optional<Mode> forced = std::nullopt) const;
+
+  // The generated stub a launch with these arguments would compile, without
+  // compiling or launching (same checks as launch).
+  std::string stub_source(const Domain& domain, const std::vector<Arg>& args,
+                          std::optional<Mode> forced = std::nullopt) const;
+
+ private:
+  friend class Runtime;
+  std::shared_ptr<detail::KernelState> state_;
+};
+
+}  // namespace stubjit

@@ -1,0 +1,106 @@
+// Dispatch planning: how a compute domain is covered by physical launches.
+//
+// Physical dimensions are x, y, z (x varies fastest). Direct indexing maps logical
+// dimension N-1 (the innermost, contiguous one in row-major fields) to x, N-2 to y
+// and N-3 to z. Spread indexing flattens the thread id of the dispatch to a linear
+// position and raises it to an N-dimensional one.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stubjit/domain.hpp"
+#include "stubjit/export.hpp"
+
+namespace stubjit {
+
+enum class Mode : std::uint8_t {
+  direct,  // rank <= 3, one logical dimension per physical one, one dispatch
+  spread,  // flatten + raise, groups spread over x/y/z around the cube root, one dispatch
+  multi,   // several dispatches with origins: direct pieces (rank <= 3) or spread chunks
+};
+
+STUBJIT_API const char* name_of(Mode mode) noexcept;
+// Parses "direct", "spread" or "multi"; throws stubjit::Error otherwise.
+STUBJIT_API Mode parse_mode(const std::string& text);
+
+using Extent3 = std::array<std::uint32_t, 3>;
+
+// Threads per group the planner prefers, per indexing scheme. Backends set their
+// own table (a CPU group is a run of iterations for one worker, a GPU group a
+// thread block). The planner shrinks a shape to the limits and folds unused x
+// threads into y (and y into z) when the innermost extent is small.
+struct BlockShapes {
+  Extent3 spread{256, 1, 1};
+  std::array<Extent3, 3> direct{{{256, 1, 1}, {32, 8, 1}, {32, 4, 2}}};  // rank 1, 2, 3
+};
+
+// What one dispatch of a device may be. Backends fill these from the device; the
+// runtime accepts an override so that tests can use small artificial limits.
+struct DeviceLimits {
+  std::array<std::uint64_t, 3> max_grid{2147483647ULL, 65535, 65535};  // groups per dim
+  Extent3 max_block{1024, 1024, 64};                                   // threads per dim
+  std::uint32_t max_threads_per_block = 1024;
+  // grid*block along one dimension must stay below this (HIP counts the grid in
+  // work-items as a uint32); 0 means no such limit.
+  std::uint64_t max_threads_per_dim = 0;
+  std::uint32_t warp_size = 32;
+  BlockShapes preferred_block{};
+};
+
+// The kernel's constraints on its group shape (IrGL's block-size classes): by
+// default elastic (the planner chooses); shrinkable with max_threads set (the
+// kernel's launch bounds); fixed with shape set.
+struct BlockConstraints {
+  std::uint32_t max_threads = 0;  // 0: the device limit
+  Extent3 shape{0, 0, 0};         // all zero: chosen by the planner
+  bool fixed() const noexcept { return shape[0] != 0; }
+};
+
+// Tunables of the mode choice, separate from what the device can do.
+struct PlanPolicy {
+  // For rank <= 3 when one direct dispatch cannot cover the domain: use at most
+  // this many direct dispatches with origins (mode multi) before turning to spread.
+  std::uint32_t max_direct_pieces = 8;
+  // Hard cap on the dispatches of one launch; a domain that needs more is refused.
+  std::uint32_t max_dispatches = 65536;
+};
+
+struct Dispatch {
+  std::array<std::uint64_t, 3> grid{1, 1, 1};  // groups per physical dim x, y, z
+  // Direct indexing: position of the first thread, per physical dimension x, y, z.
+  std::array<std::int64_t, 3> origin{0, 0, 0};
+  // Spread indexing: the flat positions [linear_begin, linear_end) it covers.
+  std::int64_t linear_begin = 0;
+  std::int64_t linear_end = 0;
+};
+
+struct STUBJIT_API Plan {
+  Mode mode = Mode::direct;
+  int rank = 1;
+  Extent3 block{1, 1, 1};
+  std::vector<Dispatch> dispatches;  // empty for an empty domain: nothing runs
+
+  // True when the stub flattens and raises (spread, and multi for rank > 3).
+  bool spread_indexing() const noexcept {
+    return mode == Mode::spread || (mode == Mode::multi && rank > 3);
+  }
+  // "multi r2 block 32x8x1, 4 dispatches: [grid 256x256x1 origin 0,0,0] ..."
+  std::string describe() const;
+};
+
+// The planner: a pure function of its inputs. Without a forced mode it chooses
+//   rank <= 3: direct if one dispatch fits; else multi if it needs at most
+//              policy.max_direct_pieces direct dispatches; else spread if one spread
+//              dispatch fits; else multi with as many direct dispatches as needed;
+//   rank > 3:  spread if one dispatch fits, else multi (spread chunks).
+// A forced mode is honoured or refused with a PlanError: direct needs rank <= 3 and
+// one fitting dispatch; spread needs one fitting dispatch; multi always plans.
+STUBJIT_API Plan make_plan(const Domain& domain, const DeviceLimits& limits,
+                           const BlockConstraints& constraints = {}, const PlanPolicy& policy = {},
+                           std::optional<Mode> forced = std::nullopt);
+
+}  // namespace stubjit

@@ -1,0 +1,92 @@
+// The runtime: one backend (CPU, CUDA or HIP device), its kernels, fields and caches.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stubjit/export.hpp"
+#include "stubjit/field.hpp"
+#include "stubjit/kernel.hpp"
+#include "stubjit/plan.hpp"
+
+namespace stubjit {
+
+struct RuntimeOptions {
+  // "cpu", "cuda", "hip", or empty: then $STUBJIT_BACKEND, else the first
+  // available of cuda, hip, cpu.
+  std::string backend;
+  int device = 0;
+  // Replaces the limits reported by the device (for tests with small limits).
+  std::optional<DeviceLimits> limits;
+  PlanPolicy policy{};
+  // Extra flags for the backend's compiler; part of every cache key.
+  std::vector<std::string> compiler_options;
+  // Worker threads of the CPU backend; 0: one per core.
+  unsigned cpu_threads = 0;
+  // Directory to write every generated stub to; empty: $STUBJIT_DUMP_DIR, if set.
+  std::string dump_dir;
+};
+
+// Counters of the in-memory stub cache, for monitoring and tests.
+struct CacheCounters {
+  std::uint64_t compiles = 0;     // stubs compiled by this runtime
+  std::uint64_t memory_hits = 0;  // launches that found their stub in memory
+  std::uint64_t launches = 0;     // launches that ran at least one dispatch
+};
+
+// Whether a backend can be used on this machine, and if not, why.
+struct BackendStatus {
+  std::string name;
+  bool available = false;
+  std::string detail;  // device and toolchain when available, the reason otherwise
+};
+
+class STUBJIT_API Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+
+  // The backends stubjit knows, in automatic-selection order, with their status.
+  static std::vector<BackendStatus> probe_backends();
+
+  const std::string& backend_name() const;
+  std::string target_id() const;    // e.g. "x86_64/skylake-avx512", "sm_90"
+  std::string compiler_id() const;  // e.g. "clang 14.0.6"
+  const DeviceLimits& limits() const;
+
+  // Validates the description (identifiers, ranks) and returns a launchable kernel;
+  // nothing is compiled until the first launch needs a stub.
+  Kernel kernel(KernelSource source);
+
+  Field allocate(ElementType type, const std::vector<std::int64_t>& extents,
+                 Layout layout = Layout::row_major);
+  template <class T>
+  Field allocate(const std::vector<std::int64_t>& extents, Layout layout = Layout::row_major) {
+    return allocate(element_type_v<T>, extents, layout);
+  }
+
+  // A field over memory the application already owns on this runtime's device (host
+  // memory for the CPU backend). Strides default to row-major. A pointer to const
+  // gives a read-only field. stubjit never frees it.
+  template <class T>
+  Field wrap(T* data, const std::vector<std::int64_t>& extents,
+             const std::vector<std::int64_t>& strides = {}) {
+    return wrap_memory(const_cast<std::remove_const_t<T>*>(data), element_type_v<T>, extents,
+                       strides, !std::is_const_v<T>);
+  }
+  Field wrap_memory(void* data, ElementType type, const std::vector<std::int64_t>& extents,
+                    const std::vector<std::int64_t>& strides, bool writable);
+
+  Stream create_stream();
+  // Waits for all work of this runtime.
+  void synchronize();
+
+  CacheCounters counters() const;
+
+ private:
+  std::shared_ptr<detail::RuntimeState> state_;
+};
+
+}  // namespace stubjit

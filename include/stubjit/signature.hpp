@@ -1,0 +1,78 @@
+// A kernel's parameters, in order. stubjit writes the kernel's C++ declaration from
+// them; the user writes only the body.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "stubjit/export.hpp"
+#include "stubjit/types.hpp"
+
+namespace stubjit {
+
+enum class ParamKind : std::uint8_t {
+  scalar,  // a value broadcast to every activity
+  field,   // an array of the device, projected or broadcast
+  index,   // the logical index of the activity; takes no argument at launch
+};
+
+enum class Access : std::uint8_t { read_only, read_write };
+
+// How a parameter appears in the body:
+//   scalar<T>                 T name
+//   field<T> rank 0, read     T name            (the projected element)
+//   field<T> rank 0, write    T& name
+//   field<T> rank R, read     stubjit::View<const T, R> name   (name(i...), name.extent(d))
+//   field<T> rank R, write    stubjit::View<T, R> name
+//   index                     stubjit::Index<N> name   (name[d], N = domain rank)
+struct STUBJIT_API Param {
+  ParamKind kind = ParamKind::scalar;
+  std::string name;
+  ElementType type = ElementType::f32;
+  int rank = 0;
+  Access access = Access::read_only;
+};
+
+using Signature = std::vector<Param>;
+
+// How one argument reaches the kernel in a launch (decided when binding):
+//   scalar      a scalar broadcast by value
+//   broadcast   a field of the parameter's own rank, seen whole by every activity
+//   projection  a field of rank N + R for a rank-R parameter: the domain index
+//               selects the leading N dimensions (elemental when R = 0)
+//   index       the index token; no argument
+enum class Binding : std::uint8_t { scalar, broadcast, projection, index };
+
+STUBJIT_API const char* name_of(Binding binding) noexcept;
+
+// Largest rank of a field parameter or of a field.
+inline constexpr int max_field_rank = 8;
+
+template <class T>
+Param scalar(std::string name) {
+  return Param{ParamKind::scalar, std::move(name), element_type_v<T>, 0, Access::read_only};
+}
+
+template <class T>
+Param field(std::string name, int rank, Access access) {
+  return Param{ParamKind::field, std::move(name), element_type_v<T>, rank, access};
+}
+
+// A read-only field parameter of rank `rank` (0: one element per activity).
+template <class T>
+Param in(std::string name, int rank = 0) {
+  return field<T>(std::move(name), rank, Access::read_only);
+}
+
+// A read-write field parameter of rank `rank` (0: one element per activity).
+template <class T>
+Param inout(std::string name, int rank = 0) {
+  return field<T>(std::move(name), rank, Access::read_write);
+}
+
+STUBJIT_API Param index(std::string name);
+
+// "scalar<float> a", "field<double, 2, read_write> y", "index i".
+STUBJIT_API std::string to_string(const Param& param);
+
+}  // namespace stubjit

@@ -1,0 +1,11 @@
+// stubjit: run-time kernel specialization. Include this one header.
+#pragma once
+
+#include "stubjit/domain.hpp"
+#include "stubjit/error.hpp"
+#include "stubjit/field.hpp"
+#include "stubjit/kernel.hpp"
+#include "stubjit/plan.hpp"
+#include "stubjit/runtime.hpp"
+#include "stubjit/signature.hpp"
+#include "stubjit/types.hpp"

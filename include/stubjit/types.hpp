@@ -1,0 +1,46 @@
+// Element types a kernel can take, and their mapping from C++ types.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "stubjit/export.hpp"
+
+namespace stubjit {
+
+enum class ElementType : std::uint8_t { f32, f64, i32, i64, u32 };
+
+STUBJIT_API std::size_t size_of(ElementType type) noexcept;
+// The spelling used in messages and signatures: "float", "double", "int32", ...
+STUBJIT_API const char* name_of(ElementType type) noexcept;
+
+namespace detail {
+template <class T>
+constexpr bool always_false = false;
+
+template <class T>
+constexpr ElementType element_type_of() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, float>)
+    return ElementType::f32;
+  else if constexpr (std::is_same_v<U, double>)
+    return ElementType::f64;
+  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 4)
+    return ElementType::i32;
+  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 8)
+    return ElementType::i64;
+  else if constexpr (std::is_integral_v<U> && std::is_unsigned_v<U> && sizeof(U) == 4 &&
+                     !std::is_same_v<U, bool>)
+    return ElementType::u32;
+  else
+    static_assert(always_false<T>,
+                  "stubjit supports float, double, int32, int64 and uint32 elements");
+}
+}  // namespace detail
+
+// ElementType of a C++ type; a compile error for unsupported types.
+template <class T>
+inline constexpr ElementType element_type_v = detail::element_type_of<T>();
+
+}  // namespace stubjit

@@ -1,0 +1,38 @@
+// stubjit device-side prelude: portable qualifiers and integer types.
+//
+// These headers are embedded into the library at build time and prepended to every
+// generated stub, in the order config.h, index.h, view.h, launch.h (lines that
+// include one another are dropped when embedding). They compile as plain C++17 on
+// the host (Clang, GCC), under NVRTC and under hipRTC, so they use no standard
+// headers.
+#ifndef STUBJIT_CONFIG_H
+#define STUBJIT_CONFIG_H
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(__HIPCC__) || defined(__HIPCC_RTC__)
+#define STUBJIT_DEVICE_COMPILER 1
+#define STUBJIT_HD __host__ __device__ __forceinline__
+#define STUBJIT_RESTRICT __restrict__
+#else
+#define STUBJIT_HD inline __attribute__((always_inline))
+#define STUBJIT_RESTRICT __restrict
+#endif
+
+namespace stubjit {
+
+// Fixed-width types without <cstdint>: LP64 on every host and device we target.
+using i32 = int;
+using u32 = unsigned int;
+using i64 = long long;
+using u64 = unsigned long long;
+
+static_assert(sizeof(i32) == 4 && sizeof(u32) == 4, "32-bit integers expected");
+static_assert(sizeof(i64) == 8 && sizeof(u64) == 8, "64-bit integers expected");
+
+template <class I>
+STUBJIT_HD I min_of(I a, I b) {
+  return a < b ? a : b;
+}
+
+}  // namespace stubjit
+
+#endif  // STUBJIT_CONFIG_H

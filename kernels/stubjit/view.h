@@ -1,0 +1,82 @@
+// stubjit device-side prelude: how fields reach a kernel.
+//
+// A FieldSlot is what the host packs for one field argument; its layout is part of
+// the host/device contract (the host computes the same offsets, and every stub
+// static_asserts them). A View is what the kernel body receives for a field
+// parameter of rank >= 1.
+#ifndef STUBJIT_VIEW_H
+#define STUBJIT_VIEW_H
+
+#include "stubjit/config.h"
+
+namespace stubjit {
+
+// Packed argument of a field of actual rank R: base pointer, then extents and
+// strides in elements. 8-byte slots, no padding.
+template <class T, int R>
+struct FieldSlot {
+  T* data;
+  i64 extent[R];
+  i64 stride[R];
+};
+
+template <class T>
+struct FieldSlot<T, 0> {
+  T* data;
+};
+
+// Packed scalar argument: the value in the low bytes of an 8-byte slot.
+template <class T>
+struct alignas(8) ScalarSlot {
+  T value;
+};
+
+// An R-dimensional window onto a field, indexed with name(i0, ..., iR-1).
+template <class T, int R, class I = i64>
+struct View {
+  static constexpr int rank = R;
+  T* data;
+  I extent_[R];
+  I stride_[R];
+
+  template <class... J>
+  STUBJIT_HD T& operator()(J... index) const {
+    static_assert(sizeof...(J) == R, "a View of rank R takes R indices");
+    const I at[R] = {I(index)...};
+    I offset = 0;
+    for (int d = 0; d < R; ++d) offset += at[d] * stride_[d];
+    return data[offset];
+  }
+  STUBJIT_HD I extent(int d) const { return extent_[d]; }
+  STUBJIT_HD I stride(int d) const { return stride_[d]; }
+  STUBJIT_HD I size() const {
+    I n = 1;
+    for (int d = 0; d < R; ++d) n *= extent_[d];
+    return n;
+  }
+};
+
+// View over the trailing R dimensions of a slot, starting at `base` (already
+// offset by any projected leading dimensions).
+template <class T, int R, class I, int SlotRank>
+STUBJIT_HD View<T, R, I> trailing_view(T* base, const FieldSlot<T, SlotRank>& slot) {
+  View<T, R, I> view;
+  view.data = base;
+  for (int d = 0; d < R; ++d) {
+    view.extent_[d] = I(slot.extent[SlotRank - R + d]);
+    view.stride_[d] = I(slot.stride[SlotRank - R + d]);
+  }
+  return view;
+}
+
+// The same view moved by `offset` elements (partial projection: the leading,
+// projected dimensions select where the trailing view starts).
+template <class T, int R, class I>
+STUBJIT_HD View<T, R, I> offset_view(View<T, R, I> view, I offset) {
+  view.data += offset;
+  return view;
+}
+
+}  // namespace stubjit
+
+#endif  // STUBJIT_VIEW_H

@@ -1,0 +1,100 @@
+#include "backends/cpu/clang_compiler.hpp"
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/Version.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Frontend/Utils.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <mutex>
+
+#include "runtime/log.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+void initialize_native_target() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::unique_ptr<clang::CompilerInvocation> make_invocation(
+    const std::vector<const char*>& args,
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> diags) {
+#if CLANG_VERSION_MAJOR >= 15
+  clang::CreateInvocationOptions options;
+  options.Diags = diags;
+  return clang::createInvocation(args, std::move(options));
+#else
+  return clang::createInvocationFromCommandLine(args, diags);
+#endif
+}
+
+}  // namespace
+
+std::string clang_compiler_id() { return std::string("clang ") + CLANG_VERSION_STRING; }
+
+std::vector<char> compile_to_host_object(const CompileJob& job) {
+  initialize_native_target();
+
+  std::string log;
+  llvm::raw_string_ostream log_stream(log);
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diag_options(new clang::DiagnosticOptions());
+  diag_options->ShowColors = false;
+  auto printer = std::make_unique<clang::TextDiagnosticPrinter>(log_stream, diag_options.get());
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> diags(new clang::DiagnosticsEngine(
+      llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs>(new clang::DiagnosticIDs()), diag_options,
+      printer.release(), /*ShouldOwnClient=*/true));
+
+  // The driver path only locates Clang's resource directory (builtin headers);
+  // nothing is executed.
+  std::vector<const char*> args = {STUBJIT_CLANG_DRIVER_PATH,
+                                   "-c",
+                                   "-x",
+                                   "c++",
+                                   "-std=c++17",
+                                   "-O3",
+                                   "-march=native",
+                                   "-fPIC",
+                                   "-fno-exceptions",
+                                   "-fno-math-errno"};
+  for (const std::string& option : job.options) args.push_back(option.c_str());
+  args.push_back(job.file_name.c_str());
+
+  std::shared_ptr<clang::CompilerInvocation> invocation = make_invocation(args, diags);
+  if (!invocation) {
+    log_stream.flush();
+    throw CompileError(job.kernel, "invalid compiler options:\n" + log, job.source);
+  }
+  invocation->getPreprocessorOpts().addRemappedFile(
+      job.file_name, llvm::MemoryBuffer::getMemBufferCopy(job.source, job.file_name).release());
+  invocation->getFrontendOpts().DisableFree = false;
+
+  clang::CompilerInstance compiler;
+  compiler.setInvocation(std::move(invocation));
+  compiler.setDiagnostics(diags.get());
+
+  llvm::SmallString<0> object;
+  compiler.setOutputStream(std::make_unique<llvm::raw_svector_ostream>(object));
+  clang::EmitObjAction action;
+  const bool ok = compiler.ExecuteAction(action) && !diags->hasErrorOccurred();
+  log_stream.flush();
+  if (!ok) throw CompileError(job.kernel, log, job.source);
+  if (!log.empty()) logger().debug("clang diagnostics for {}:\n{}", job.file_name, log);
+  return std::vector<char>(object.begin(), object.end());
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,13 @@
+#include "backends/backend.hpp"
+#include "backends/cpu/cpu_backend.hpp"
+
+namespace stubjit::detail {
+
+const std::vector<BackendEntry>& backend_registry() {
+  static const std::vector<BackendEntry> entries = {
+      {"cpu", &open_cpu_backend},
+  };
+  return entries;
+}
+
+}  // namespace stubjit::detail

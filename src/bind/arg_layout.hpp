@@ -1,0 +1,50 @@
+// The packed argument block: one 8-byte-aligned slot per non-index parameter, in
+// signature order. Its layout is the host side of the contract whose device side is
+// FieldSlot/ScalarSlot in kernels/stubjit/view.h; generated stubs static_assert
+// the offsets computed here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "stubjit/signature.hpp"
+
+namespace stubjit::detail {
+
+// Rank of the field a parameter receives under a binding over a rank-N domain.
+inline int actual_rank(const Param& param, Binding binding, int domain_rank) {
+  return binding == Binding::projection ? domain_rank + param.rank : param.rank;
+}
+
+inline std::size_t slot_size(const Param& param, Binding binding, int domain_rank) {
+  switch (binding) {
+    case Binding::scalar:
+      return 8;
+    case Binding::index:
+      return 0;
+    case Binding::broadcast:
+    case Binding::projection:
+      return 8 + 16 * static_cast<std::size_t>(actual_rank(param, binding, domain_rank));
+  }
+  return 0;
+}
+
+struct ArgLayout {
+  std::vector<std::size_t> offset;  // per parameter; meaningless for index tokens
+  std::size_t size = 0;             // at least 8: an empty block still has one slot
+};
+
+inline ArgLayout arg_layout(const Signature& signature, const std::vector<Binding>& bindings,
+                            int domain_rank) {
+  ArgLayout layout;
+  layout.offset.reserve(signature.size());
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    layout.offset.push_back(layout.size);
+    layout.size += slot_size(signature[i], bindings[i], domain_rank);
+  }
+  if (layout.size == 0) layout.size = 8;
+  return layout;
+}
+
+}  // namespace stubjit::detail

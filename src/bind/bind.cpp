@@ -1,0 +1,213 @@
+#include "bind/bind.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "bind/arg_layout.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t int32_min = std::numeric_limits<std::int32_t>::min();
+
+std::string quoted(const Param& param) { return "parameter '" + param.name + "'"; }
+
+std::string describe_arg(const Arg& arg) {
+  if (arg.kind() == Arg::Kind::scalar) return std::string("a scalar ") + name_of(arg.type());
+  return std::string("a field<") + name_of(arg.type()) + ", rank " +
+         std::to_string(arg.field()->rank()) + ">";
+}
+
+// Byte range a field's elements occupy, for the aliasing rule. Conservative for
+// interleaved views: they overlap if their address ranges do.
+struct ByteRange {
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+};
+
+ByteRange byte_range(const Field& field) {
+  if (field.size() == 0) return {};
+  std::int64_t low = 0;
+  std::int64_t high = 0;
+  for (int d = 0; d < field.rank(); ++d) {
+    const std::int64_t reach = (field.extent(d) - 1) * field.stride(d);
+    (reach < 0 ? low : high) += reach;
+  }
+  const auto base = reinterpret_cast<std::uintptr_t>(field.data());
+  const auto element = static_cast<std::int64_t>(size_of(field.type()));
+  return {base + static_cast<std::uintptr_t>(low * element),
+          base + static_cast<std::uintptr_t>((high + 1) * element)};
+}
+
+bool overlap(const ByteRange& a, const ByteRange& b) {
+  return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
+}
+
+Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
+                    const RuntimeState* owner) {
+  if (arg.kind() != Arg::Kind::field) {
+    throw ArgumentError(param.name,
+                        quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
+  }
+  const Field& field = *arg.field();
+  if (!field) throw ArgumentError(param.name, quoted(param) + ": got a null field");
+  if (field.owner() != owner) {
+    throw ArgumentError(param.name, quoted(param) + ": the field belongs to another runtime");
+  }
+  if (field.type() != param.type) {
+    throw ArgumentError(param.name,
+                        quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
+  }
+  Binding binding;
+  if (field.rank() == param.rank) {
+    binding = Binding::broadcast;
+  } else if (field.rank() == domain.rank() + param.rank) {
+    binding = Binding::projection;
+  } else {
+    throw ArgumentError(param.name, quoted(param) + " is " + to_string(param) + "; got " +
+                                        describe_arg(arg) + ": over a rank-" +
+                                        std::to_string(domain.rank()) + " domain it takes rank " +
+                                        std::to_string(param.rank) + " (broadcast) or rank " +
+                                        std::to_string(domain.rank() + param.rank) +
+                                        " (projection)");
+  }
+  if (param.access == Access::read_write && !field.writable()) {
+    throw ArgumentError(param.name, quoted(param) + " is read-write; got a read-only field");
+  }
+  if (binding == Binding::projection && !domain.empty()) {
+    for (int d = 0; d < domain.rank(); ++d) {
+      const Dim& dim = domain[d];
+      const std::int64_t last = dim.at(dim.count - 1);
+      const std::int64_t low = std::min(dim.first, last);
+      const std::int64_t high = std::max(dim.first, last);
+      if (low < 0 || high >= field.extent(d)) {
+        throw ArgumentError(param.name,
+                            quoted(param) + ": domain dimension " + std::to_string(d) +
+                                " reaches logical index " + std::to_string(low < 0 ? low : high) +
+                                ", outside the field's extent " + std::to_string(field.extent(d)) +
+                                " (valid 0.." + std::to_string(field.extent(d) - 1) + ")");
+      }
+    }
+  }
+  return binding;
+}
+
+void check_aliasing(const Signature& signature, const Arg* args,
+                    const std::vector<std::size_t>& arg_of) {
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    if (signature[i].kind != ParamKind::field || signature[i].access != Access::read_write)
+      continue;
+    const ByteRange mine = byte_range(*args[arg_of[i]].field());
+    for (std::size_t j = 0; j < signature.size(); ++j) {
+      if (j == i || signature[j].kind != ParamKind::field) continue;
+      if (overlap(mine, byte_range(*args[arg_of[j]].field()))) {
+        throw AliasError(signature[i].name, signature[j].name,
+                         "the field bound to read-write parameter '" + signature[i].name +
+                             "' is also bound to parameter '" + signature[j].name +
+                             "' (a field bound read-write may be bound only once per launch)");
+      }
+    }
+  }
+}
+
+bool field_fits_int32(const Field& field) {
+  std::int64_t reach = 0;
+  for (int d = 0; d < field.rank(); ++d) {
+    if (field.extent(d) > int32_max) return false;
+    const std::int64_t stride = field.stride(d) < 0 ? -field.stride(d) : field.stride(d);
+    if (field.extent(d) > 0 &&
+        stride > (int32_max - reach) / std::max<std::int64_t>(field.extent(d), 1))
+      return false;
+    reach += (field.extent(d) > 0 ? field.extent(d) - 1 : 0) * stride;
+  }
+  return reach <= int32_max;
+}
+
+bool domain_fits_int32(const Domain& domain) {
+  if (domain.size() > int32_max) return false;
+  for (const Dim& dim : domain.dims()) {
+    if (dim.count == 0) continue;
+    const std::int64_t last = dim.at(dim.count - 1);
+    if (std::min(dim.first, last) < int32_min || std::max(dim.first, last) > int32_max)
+      return false;
+  }
+  return true;
+}
+
+void put(std::vector<unsigned char>& out, std::size_t offset, const void* value, std::size_t size) {
+  std::memcpy(out.data() + offset, value, size);
+}
+
+}  // namespace
+
+void bind_arguments(const Signature& signature, const Domain& domain, const Arg* args,
+                    std::size_t count, const RuntimeState* owner, BoundArgs& out) {
+  const std::size_t expected = static_cast<std::size_t>(
+      std::count_if(signature.begin(), signature.end(),
+                    [](const Param& p) { return p.kind != ParamKind::index; }));
+  if (count != expected) {
+    std::string names;
+    for (const Param& p : signature) {
+      if (p.kind == ParamKind::index) continue;
+      names += (names.empty() ? "" : ", ") + p.name;
+    }
+    throw ArgumentError("", "the kernel takes " + std::to_string(expected) + " argument" +
+                                (expected == 1 ? "" : "s") + " (" + names + "), got " +
+                                std::to_string(count));
+  }
+
+  out.bindings.resize(signature.size());
+  thread_local std::vector<std::size_t> arg_of;
+  arg_of.assign(signature.size(), 0);
+  out.fits_int32 = domain_fits_int32(domain);
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    const Param& param = signature[i];
+    switch (param.kind) {
+      case ParamKind::index:
+        out.bindings[i] = Binding::index;
+        continue;
+      case ParamKind::scalar: {
+        const Arg& arg = args[next];
+        if (arg.kind() != Arg::Kind::scalar || arg.type() != param.type) {
+          throw ArgumentError(
+              param.name, quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
+        }
+        out.bindings[i] = Binding::scalar;
+        break;
+      }
+      case ParamKind::field:
+        out.bindings[i] = check_field(param, args[next], domain, owner);
+        out.fits_int32 = out.fits_int32 && field_fits_int32(*args[next].field());
+        break;
+    }
+    arg_of[i] = next++;
+  }
+  check_aliasing(signature, args, arg_of);
+
+  const ArgLayout layout = arg_layout(signature, out.bindings, domain.rank());
+  out.packed.assign(layout.size, 0);
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    if (out.bindings[i] == Binding::index) continue;
+    const Arg& arg = args[arg_of[i]];
+    std::size_t at = layout.offset[i];
+    if (out.bindings[i] == Binding::scalar) {
+      const std::uint64_t bits = arg.bits();
+      put(out.packed, at, &bits, sizeof bits);
+      continue;
+    }
+    const Field& field = *arg.field();
+    void* data = field.data();
+    put(out.packed, at, &data, sizeof data);
+    at += 8;
+    put(out.packed, at, field.extents().data(), 8 * field.extents().size());
+    at += 8 * field.extents().size();
+    put(out.packed, at, field.strides().data(), 8 * field.strides().size());
+  }
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,39 @@
+#include "stubjit/signature.hpp"
+
+#include <string>
+
+namespace stubjit {
+
+Param index(std::string name) {
+  return Param{ParamKind::index, std::move(name), ElementType::i64, 0, Access::read_only};
+}
+
+std::string to_string(const Param& param) {
+  switch (param.kind) {
+    case ParamKind::scalar:
+      return std::string("scalar<") + name_of(param.type) + "> " + param.name;
+    case ParamKind::field:
+      return std::string("field<") + name_of(param.type) + ", rank " + std::to_string(param.rank) +
+             ", " + (param.access == Access::read_write ? "read_write" : "read_only") + "> " +
+             param.name;
+    case ParamKind::index:
+      return "index " + param.name;
+  }
+  return param.name;
+}
+
+const char* name_of(Binding binding) noexcept {
+  switch (binding) {
+    case Binding::scalar:
+      return "scalar";
+    case Binding::broadcast:
+      return "broadcast";
+    case Binding::projection:
+      return "projection";
+    case Binding::index:
+      return "index";
+  }
+  return "?";
+}
+
+}  // namespace stubjit

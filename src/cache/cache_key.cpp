@@ -1,0 +1,46 @@
+#include "cache/cache_key.hpp"
+
+#include <sstream>
+
+#include "cache/hash.hpp"
+#include "codegen/prelude.hpp"
+
+namespace stubjit::detail {
+
+KernelIdentity identify(const KernelSource& source) {
+  KernelIdentity id;
+  id.name = source.name;
+  // Length-prefixed, so that moving text between body and helpers changes the hash.
+  id.source_hash = hash64(std::to_string(source.body.size()) + ":" + source.body + "|" +
+                          std::to_string(source.helpers.size()) + ":" + source.helpers);
+  for (const Param& p : source.signature) id.signature += to_string(p) + ";";
+  const BlockConstraints& b = source.block;
+  id.block = "max_threads=" + std::to_string(b.max_threads) +
+             " shape=" + std::to_string(b.shape[0]) + "x" + std::to_string(b.shape[1]) + "x" +
+             std::to_string(b.shape[2]);
+  return id;
+}
+
+CacheKey make_cache_key(const KernelIdentity& kernel, const StubVariant& variant,
+                        const ToolchainIdentity& toolchain) {
+  static const std::uint64_t prelude_hash = hash64(prelude_source());
+  std::ostringstream text;
+  text << "stubjit-key 1\n"
+       << "generator " << generator_version << ' ' << hex64(prelude_hash) << '\n'
+       << "kernel " << kernel.name << ' ' << hex64(kernel.source_hash) << '\n'
+       << "signature " << kernel.signature << '\n'
+       << "block " << kernel.block << '\n'
+       << "variant " << name_of(variant.mode) << " r" << variant.rank << " i" << variant.index_bits;
+  for (Binding b : variant.bindings) text << ' ' << name_of(b);
+  text << '\n'
+       << "backend " << toolchain.backend << '\n'
+       << "target " << toolchain.target << '\n'
+       << "compiler " << toolchain.compiler << '\n'
+       << "options " << toolchain.options << '\n';
+  CacheKey key;
+  key.text = text.str();
+  key.hash = hash64(key.text);
+  return key;
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,265 @@
+// The C++ dialect, for the CPU backend. A CPU "group" is a run of iterations for one
+// worker: the entry takes a range of group ids and walks the positions of each
+// group (the same mapping a GPU stub uses: group ids flatten x-fastest, direct
+// indexing maps logical dimension N-1 to x, spread indexing walks flat positions).
+//
+// The innermost dimension runs in stubjit_run, a separate function whose field
+// pointers are __restrict parameters and whose strides are single values: that is
+// what lets LLVM vectorize it (restrict is sound because binding refuses a
+// read-write field that aliases another argument) and version it for stride 1.
+// Inlined, the strides become products LLVM cannot version, and it gives up.
+#include <string>
+
+#include "codegen/dialect.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+const char* axis[3] = {"x", "y", "z"};
+
+std::string c_elem(const Param& p) {
+  static const char* names[] = {"float", "double", "stubjit::i32", "stubjit::i64", "stubjit::u32"};
+  return std::string(p.access == Access::read_only ? "const " : "") +
+         names[static_cast<int>(p.type)];
+}
+
+std::string scalar_type(const Param& p) {
+  static const char* names[] = {"float", "double", "stubjit::i32", "stubjit::i64", "stubjit::u32"};
+  return names[static_cast<int>(p.type)];
+}
+
+std::string view_type(const Param& p, const std::string& I) {
+  return "stubjit::View<" + c_elem(p) + ", " + std::to_string(p.rank) + ", " + I + ">";
+}
+
+class CppDialect final : public DialectEmitter {
+ public:
+  const char* function_qualifiers() const override {
+    return "static inline __attribute__((always_inline))";
+  }
+  const char* file_extension() const override { return ".cpp"; }
+
+  void emit_entry(const StubContext& context) const override {
+    emit_run_function(context);
+    SourceWriter& out = context.out();
+    out.line(0, "extern \"C\" void " + context.entry() +
+                    "(const void* stubjit_args_raw, const stubjit::LaunchParams* stubjit_lp_raw, "
+                    "stubjit::u64 stubjit_group_begin, stubjit::u64 stubjit_group_end)");
+    out.line(0, "{");
+    out.line(1,
+             "const stubjit_args_t& stubjit_args = *static_cast<const "
+             "stubjit_args_t*>(stubjit_args_raw);");
+    out.line(1, "const stubjit::LaunchParams& stubjit_lp = *stubjit_lp_raw;");
+    context.emit_domain_locals(1);
+    context.emit_argument_locals(1);
+    emit_step_locals(context);
+    out.line(1,
+             "for (stubjit::u64 stubjit_g = stubjit_group_begin; stubjit_g < stubjit_group_end; "
+             "++stubjit_g) {");
+    const Mode mode = context.request().mode;
+    if (mode == Mode::spread || (mode == Mode::multi && context.rank() > 3)) {
+      emit_spread_group(context);
+    } else {
+      emit_direct_group(context, mode == Mode::multi);
+    }
+    out.line(1, "}");
+    out.line(0, "}");
+  }
+
+ private:
+  static std::string last(const StubContext& context) { return std::to_string(context.rank() - 1); }
+
+  // stubjit_run(n, [i0..i(N-2), ibegin, istep,] per-parameter values...)
+  static void emit_run_function(const StubContext& context) {
+    SourceWriter& out = context.out();
+    const std::string I = context.index_type();
+    const KernelSource& kernel = *context.request().kernel;
+    std::string params = "const " + I + " stubjit_n";
+    if (context.uses_index()) {
+      for (int d = 0; d + 1 < context.rank(); ++d)
+        params += ", const " + I + " stubjit_i" + std::to_string(d);
+      params += ", const " + I + " stubjit_ibegin, const " + I + " stubjit_istep";
+    }
+    for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
+      const Param& p = kernel.signature[i];
+      const std::string local = "stubjit_" + p.name;
+      switch (context.request().bindings[i]) {
+        case Binding::index:
+          break;
+        case Binding::scalar:
+          params += ", const " + scalar_type(p) + " " + local;
+          break;
+        case Binding::broadcast:
+          params += p.rank == 0 ? ", " + c_elem(p) + "* STUBJIT_RESTRICT " + local
+                                : ", const " + view_type(p, I) + " " + local + "_view";
+          break;
+        case Binding::projection:
+          params += p.rank == 0 ? ", " + c_elem(p) + "* STUBJIT_RESTRICT " + local
+                                : ", const " + view_type(p, I) + " " + local + "_tview";
+          params += ", const " + I + " " + local + "_step";
+          break;
+      }
+    }
+    out.line(0,
+             "// The innermost run of positions; see the C++ dialect for why it is not inlined.");
+    out.line(0, "static __attribute__((noinline)) void stubjit_run(" + params + ")");
+    out.line(0, "{");
+    out.line(1, "for (" + I + " stubjit_k = 0; stubjit_k < stubjit_n; ++stubjit_k) {");
+    if (context.uses_index()) {
+      out.line(2, "const " + I + " stubjit_i" + last(context) +
+                      " = stubjit_ibegin + stubjit_istep * stubjit_k;");
+    }
+    context.emit_visit(2, StubContext::VisitStyle::row);
+    out.line(1, "}");
+    out.line(0, "}");
+    out.raw("\n");
+  }
+
+  // Element step along the innermost logical dimension, per projected field.
+  static void emit_step_locals(const StubContext& context) {
+    const std::string I = context.index_type();
+    const KernelSource& kernel = *context.request().kernel;
+    for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
+      if (context.request().bindings[i] != Binding::projection) continue;
+      const std::string local = "stubjit_" + kernel.signature[i].name;
+      context.out().line(1, "const " + I + " " + local + "_step = stubjit_step" + last(context) +
+                                " * " + local + "_s" + last(context) + ";");
+    }
+  }
+
+  // Calls stubjit_run for `count` positions of the innermost dimension starting at
+  // position `begin`; stubjit_i0..stubjit_i(N-2) are in scope.
+  static void emit_run_call(const StubContext& context, int indent, const std::string& begin,
+                            const std::string& count) {
+    SourceWriter& out = context.out();
+    const std::string I = context.index_type();
+    const std::string L = last(context);
+    const KernelSource& kernel = *context.request().kernel;
+    out.line(indent, "const " + I + " stubjit_ibegin = stubjit_first" + L + " + stubjit_step" + L +
+                         " * " + begin + ";");
+    std::string args = count;
+    if (context.uses_index()) {
+      for (int d = 0; d + 1 < context.rank(); ++d) args += ", stubjit_i" + std::to_string(d);
+      args += ", stubjit_ibegin, stubjit_step" + L;
+    }
+    for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
+      const Param& p = kernel.signature[i];
+      const std::string local = "stubjit_" + p.name;
+      switch (context.request().bindings[i]) {
+        case Binding::index:
+          break;
+        case Binding::scalar:
+          args += ", " + local;
+          break;
+        case Binding::broadcast:
+          args += ", " + local + (p.rank == 0 ? "" : "_view");
+          break;
+        case Binding::projection: {
+          std::string row;
+          for (int d = 0; d + 1 < context.rank(); ++d) {
+            row +=
+                "stubjit_i" + std::to_string(d) + " * " + local + "_s" + std::to_string(d) + " + ";
+          }
+          row += "stubjit_ibegin * " + local + "_s" + L;
+          args += p.rank == 0
+                      ? ", " + local + " + (" + row + ")"
+                      : ", stubjit::offset_view<" + c_elem(p) + ", " + std::to_string(p.rank) +
+                            ", " + I + ">(" + local + "_tview, " + row + ")";
+          args += ", " + local + "_step";
+          break;
+        }
+      }
+    }
+    out.line(indent, "stubjit_run(" + args + ");");
+  }
+
+  // One group of a direct dispatch: a box of positions; loops over all but the
+  // innermost dimension, one run for the innermost.
+  static void emit_direct_group(const StubContext& context, bool with_origin) {
+    SourceWriter& out = context.out();
+    const std::string I = context.index_type();
+    const int rank = context.rank();
+    out.line(2, "const stubjit::u64 stubjit_gx = stubjit_g % stubjit_lp.grid[0];");
+    if (rank >= 2)
+      out.line(
+          2,
+          "const stubjit::u64 stubjit_gy = (stubjit_g / stubjit_lp.grid[0]) % stubjit_lp.grid[1];");
+    if (rank >= 3)
+      out.line(
+          2,
+          "const stubjit::u64 stubjit_gz = stubjit_g / (stubjit_lp.grid[0] * stubjit_lp.grid[1]);");
+    for (int d = 0; d < rank; ++d) {
+      const int p = rank - 1 - d;
+      const std::string n = std::to_string(d);
+      const std::string origin =
+          with_origin ? I + "(stubjit_lp.origin[" + std::to_string(p) + "]) + " : "";
+      out.line(2, "const " + I + " stubjit_lo" + n + " = " + origin + I + "(stubjit_g" + axis[p] +
+                      " * stubjit_lp.block[" + std::to_string(p) + "]);");
+      out.line(2, "const " + I + " stubjit_hi" + n + " = stubjit::min_of<" + I + ">(stubjit_lo" +
+                      n + " + " + I + "(stubjit_lp.block[" + std::to_string(p) +
+                      "]), stubjit_count" + n + ");");
+    }
+    out.line(2,
+             "if (stubjit_lo" + last(context) + " >= stubjit_hi" + last(context) + ") continue;");
+    for (int d = 0; d + 1 < rank; ++d) {
+      const std::string n = std::to_string(d);
+      out.line(2 + d, "for (" + I + " stubjit_p" + n + " = stubjit_lo" + n + "; stubjit_p" + n +
+                          " < stubjit_hi" + n + "; ++stubjit_p" + n + ") {");
+      context.emit_logical_index(3 + d, d);
+    }
+    emit_run_call(context, 1 + rank, "stubjit_lo" + last(context),
+                  "stubjit_hi" + last(context) + " - stubjit_lo" + last(context));
+    for (int d = rank - 2; d >= 0; --d) out.line(2 + d, "}");
+  }
+
+  // One group of a spread dispatch: a run of flat positions, raised once and then
+  // walked as runs along the innermost dimension.
+  static void emit_spread_group(const StubContext& context) {
+    SourceWriter& out = context.out();
+    const std::string I = context.index_type();
+    const int rank = context.rank();
+    const std::string L = last(context);
+    std::string counts;
+    for (int d = 0; d < rank; ++d)
+      counts += (d ? ", stubjit_count" : "stubjit_count") + std::to_string(d);
+    out.line(2, "const " + I + " stubjit_group_size = " + I + "(stubjit_lp.block[0]) * " + I +
+                    "(stubjit_lp.block[1]) * " + I + "(stubjit_lp.block[2]);");
+    out.line(2, I + " stubjit_lin = " + I + "(stubjit_lp.linear_begin) + " + I +
+                    "(stubjit_g) * stubjit_group_size;");
+    out.line(2, "const " + I + " stubjit_lin_end = stubjit::min_of<" + I +
+                    ">(stubjit_lin + stubjit_group_size, " + I + "(stubjit_lp.linear_end));");
+    out.line(2, "if (stubjit_lin >= stubjit_lin_end) continue;");
+    out.line(2, "const " + I + " stubjit_counts[" + std::to_string(rank) + "] = {" + counts + "};");
+    out.line(2, I + " stubjit_pos[" + std::to_string(rank) + "];");
+    out.line(2, "stubjit::raise<" + std::to_string(rank) + ", " + I +
+                    ">(stubjit_lin, stubjit_counts, stubjit_pos);");
+    out.line(2, "while (stubjit_lin < stubjit_lin_end) {");
+    out.line(3, "const " + I + " stubjit_run_length = stubjit::min_of<" + I +
+                    ">(stubjit_lin_end - stubjit_lin, stubjit_count" + L + " - stubjit_pos[" + L +
+                    "]);");
+    for (int d = 0; d + 1 < rank; ++d) {
+      const std::string n = std::to_string(d);
+      out.line(3, "const " + I + " stubjit_p" + n + " = stubjit_pos[" + n + "];");
+      context.emit_logical_index(3, d);
+    }
+    emit_run_call(context, 3, "stubjit_pos[" + L + "]", "stubjit_run_length");
+    out.line(3, "stubjit_lin += stubjit_run_length;");
+    out.line(3, "stubjit_pos[" + L + "] += stubjit_run_length;");
+    out.line(3, "for (int stubjit_d = " + L +
+                    "; stubjit_d > 0 && stubjit_pos[stubjit_d] == stubjit_counts[stubjit_d]; "
+                    "--stubjit_d) {");
+    out.line(4, "stubjit_pos[stubjit_d] = 0;");
+    out.line(4, "++stubjit_pos[stubjit_d - 1];");
+    out.line(3, "}");
+    out.line(2, "}");
+  }
+};
+
+}  // namespace
+
+const DialectEmitter& cpp_dialect() {
+  static const CppDialect dialect;
+  return dialect;
+}
+
+}  // namespace stubjit::detail

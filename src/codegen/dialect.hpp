@@ -1,0 +1,68 @@
+// One emitter per target dialect (Halide's one-codegen-per-target). The shared stub
+// writer produces everything but the entry point; a dialect writes the entry: how
+// physical ids become positions, how out-of-domain threads are masked, and its
+// qualifiers.
+#pragma once
+
+#include <string>
+
+#include "codegen/source_writer.hpp"
+#include "codegen/stub_request.hpp"
+
+namespace stubjit::detail {
+
+// What a dialect can ask the shared writer for while it writes an entry.
+class StubContext {
+ public:
+  StubContext(const StubRequest& request, SourceWriter& out);
+
+  const StubRequest& request() const { return request_; }
+  SourceWriter& out() const { return out_; }
+  int rank() const { return request_.rank; }
+  const std::string& entry() const { return entry_; }
+  // "stubjit::i32" or "stubjit::i64": the type positions and logical indices use.
+  const char* index_type() const;
+
+  // const stubjit_first<d>, stubjit_step<d>, stubjit_count<d> from stubjit_lp.
+  void emit_domain_locals(int indent) const;
+  // Per-parameter locals read once per entry from stubjit_args: scalar values,
+  // field pointers (restrict), strides of projected dimensions (stubjit_<x>_s<d>),
+  // views of broadcast fields (stubjit_<x>_view) and the trailing view of partially
+  // projected ones (stubjit_<x>_tview, based at the field's origin).
+  void emit_argument_locals(int indent) const;
+  // const stubjit_i<d> = first + step * stubjit_p<d>, for one dimension.
+  void emit_logical_index(int indent, int d) const;
+
+  enum class VisitStyle {
+    // Projected elements addressed from the field base with every index:
+    // needs stubjit_i0..stubjit_i<N-1> and the stride locals.
+    full_offsets,
+    // Projected elements addressed as stubjit_<x>[stubjit_k * stubjit_<x>_step]
+    // from a row pointer: the innermost run of a CPU stub. The index token, if
+    // any, needs stubjit_i0..stubjit_i<N-1>.
+    row,
+  };
+  // Emits the kernel call of one activity.
+  void emit_visit(int indent, VisitStyle style) const;
+  bool uses_index() const;
+
+ private:
+  const StubRequest& request_;
+  SourceWriter& out_;
+  std::string entry_;
+};
+
+class DialectEmitter {
+ public:
+  virtual ~DialectEmitter() = default;
+  // Qualifiers of the kernel's own function, e.g. "static __device__ __forceinline__".
+  virtual const char* function_qualifiers() const = 0;
+  // Extension of the file the stub is compiled as.
+  virtual const char* file_extension() const = 0;
+  virtual void emit_entry(const StubContext& context) const = 0;
+};
+
+const DialectEmitter& cpp_dialect();
+const DialectEmitter& gpu_dialect(Dialect dialect);  // cuda or hip
+
+}  // namespace stubjit::detail

@@ -1,0 +1,101 @@
+// The CUDA and HIP dialects: one thread per activity. They differ only in spelling,
+// so they are one emitter with two names. The entry takes the packed arguments and
+// the launch parameters by value, maps blockIdx/threadIdx (+ the dispatch origin) to
+// positions, masks threads outside the domain in 64-bit arithmetic, then narrows to
+// the stub's index width.
+#include <string>
+
+#include "codegen/dialect.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+const char* axis[3] = {"x", "y", "z"};
+
+class GpuDialect final : public DialectEmitter {
+ public:
+  explicit GpuDialect(Dialect dialect) : dialect_(dialect) {}
+
+  const char* function_qualifiers() const override { return "static __device__ __forceinline__"; }
+  const char* file_extension() const override { return dialect_ == Dialect::cuda ? ".cu" : ".hip"; }
+
+  void emit_entry(const StubContext& context) const override {
+    SourceWriter& out = context.out();
+    const std::string I = context.index_type();
+    const std::uint32_t bound = context.request().max_threads_per_group;
+    const std::string bounds = bound ? "__launch_bounds__(" + std::to_string(bound) + ") " : "";
+    out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
+                    "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
+    out.line(0, "{");
+    context.emit_domain_locals(1);
+    const Mode mode = context.request().mode;
+    if (mode == Mode::spread || (mode == Mode::multi && context.rank() > 3)) {
+      emit_spread_positions(context);
+    } else {
+      emit_direct_positions(context, mode == Mode::multi);
+    }
+    for (int d = 0; d < context.rank(); ++d) context.emit_logical_index(1, d);
+    context.emit_argument_locals(1);
+    context.emit_visit(1, StubContext::VisitStyle::full_offsets);
+    out.line(0, "}");
+  }
+
+ private:
+  static void emit_direct_positions(const StubContext& context, bool with_origin) {
+    SourceWriter& out = context.out();
+    const std::string I = context.index_type();
+    const int rank = context.rank();
+    std::string outside;
+    for (int d = 0; d < rank; ++d) {
+      const int p = rank - 1 - d;
+      const std::string n = std::to_string(d);
+      const std::string origin =
+          with_origin ? "stubjit::u64(stubjit_lp.origin[" + std::to_string(p) + "])" : "0";
+      out.line(1, "const stubjit::u64 stubjit_q" + n + " = stubjit::direct_position(" + origin +
+                      ", blockIdx." + axis[p] + ", blockDim." + axis[p] + ", threadIdx." + axis[p] +
+                      ");");
+      outside +=
+          (d ? " || stubjit_q" : "stubjit_q") + n + " >= stubjit::u64(stubjit_lp.count[" + n + "])";
+    }
+    out.line(1, "if (" + outside + ") return;");
+    for (int d = 0; d < rank; ++d) {
+      const std::string n = std::to_string(d);
+      out.line(1, "const " + I + " stubjit_p" + n + " = " + I + "(stubjit_q" + n + ");");
+    }
+  }
+
+  static void emit_spread_positions(const StubContext& context) {
+    SourceWriter& out = context.out();
+    const std::string I = context.index_type();
+    const int rank = context.rank();
+    out.line(1,
+             "const stubjit::u64 stubjit_lin = stubjit::spread_linear("
+             "stubjit::u64(stubjit_lp.linear_begin), blockIdx.x, blockIdx.y, blockIdx.z, "
+             "gridDim.x, gridDim.y, threadIdx.x, threadIdx.y, threadIdx.z, "
+             "blockDim.x, blockDim.y, blockDim.z);");
+    out.line(1, "if (stubjit_lin >= stubjit::u64(stubjit_lp.linear_end)) return;");
+    std::string counts;
+    for (int d = 0; d < rank; ++d)
+      counts += (d ? ", stubjit_count" : "stubjit_count") + std::to_string(d);
+    out.line(1, "const " + I + " stubjit_counts[" + std::to_string(rank) + "] = {" + counts + "};");
+    out.line(1, I + " stubjit_pos[" + std::to_string(rank) + "];");
+    out.line(1, "stubjit::raise<" + std::to_string(rank) + ", " + I + ">(" + I +
+                    "(stubjit_lin), stubjit_counts, stubjit_pos);");
+    for (int d = 0; d < rank; ++d) {
+      const std::string n = std::to_string(d);
+      out.line(1, "const " + I + " stubjit_p" + n + " = stubjit_pos[" + n + "];");
+    }
+  }
+
+  Dialect dialect_;
+};
+
+}  // namespace
+
+const DialectEmitter& gpu_dialect(Dialect dialect) {
+  static const GpuDialect cuda(Dialect::cuda);
+  static const GpuDialect hip(Dialect::hip);
+  return dialect == Dialect::hip ? hip : cuda;
+}
+
+}  // namespace stubjit::detail

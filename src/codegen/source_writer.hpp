@@ -1,0 +1,38 @@
+// A string builder that knows the line it is on, for #line directives.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+namespace stubjit::detail {
+
+class SourceWriter {
+ public:
+  // Appends text verbatim.
+  void raw(std::string_view text) {
+    text_.append(text);
+    line_ += static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  }
+  // Appends one line at an indentation of `indent` levels.
+  void line(int indent, std::string_view text) {
+    text_.append(static_cast<std::size_t>(2 * indent), ' ');
+    raw(text);
+    raw("\n");
+  }
+  // Appends text as a block that ends with a newline.
+  void block(std::string_view text) {
+    raw(text);
+    if (!text.empty() && text.back() != '\n') raw("\n");
+  }
+  // The 1-based number of the line the next character goes on.
+  std::size_t next_line() const { return line_ + 1; }
+  std::size_t size() const { return text_.size(); }
+  std::string take() { return std::move(text_); }
+
+ private:
+  std::string text_;
+  std::size_t line_ = 0;
+};
+
+}  // namespace stubjit::detail

@@ -1,0 +1,287 @@
+// The dialect-independent part of every stub: prelude, user code with #line mapping,
+// the packed-argument struct, and the projection + call of one activity.
+#include <string>
+
+#include "bind/arg_layout.hpp"
+#include "codegen/dialect.hpp"
+#include "codegen/prelude.hpp"
+#include "codegen/stub_request.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+const char* c_type(ElementType type) {
+  switch (type) {
+    case ElementType::f32:
+      return "float";
+    case ElementType::f64:
+      return "double";
+    case ElementType::i32:
+      return "stubjit::i32";
+    case ElementType::i64:
+      return "stubjit::i64";
+    case ElementType::u32:
+      return "stubjit::u32";
+  }
+  return "void";
+}
+
+std::string element_type(const Param& param) {
+  return std::string(param.access == Access::read_only ? "const " : "") + c_type(param.type);
+}
+
+bool has_index_param(const Signature& signature) {
+  for (const Param& p : signature)
+    if (p.kind == ParamKind::index) return true;
+  return false;
+}
+
+const DialectEmitter& emitter_for(Dialect dialect) {
+  return dialect == Dialect::cpp ? cpp_dialect() : gpu_dialect(dialect);
+}
+
+}  // namespace
+
+const char* name_of(Dialect dialect) noexcept {
+  switch (dialect) {
+    case Dialect::cpp:
+      return "cpp";
+    case Dialect::cuda:
+      return "cuda";
+    case Dialect::hip:
+      return "hip";
+  }
+  return "?";
+}
+
+std::string entry_name(const std::string& kernel, Mode mode, int rank) {
+  return "stubjit_" + kernel + "_" + name_of(mode) + "_r" + std::to_string(rank);
+}
+
+StubContext::StubContext(const StubRequest& request, SourceWriter& out)
+    : request_(request),
+      out_(out),
+      entry_(entry_name(request.kernel->name, request.mode, request.rank)) {}
+
+const char* StubContext::index_type() const {
+  return request_.index_bits == 32 ? "stubjit::i32" : "stubjit::i64";
+}
+
+void StubContext::emit_domain_locals(int indent) const {
+  const std::string I = index_type();
+  for (int d = 0; d < rank(); ++d) {
+    const std::string n = std::to_string(d);
+    out_.line(indent,
+              "const " + I + " stubjit_first" + n + " = " + I + "(stubjit_lp.first[" + n + "]);");
+    out_.line(indent,
+              "const " + I + " stubjit_step" + n + " = " + I + "(stubjit_lp.step[" + n + "]);");
+    out_.line(indent,
+              "const " + I + " stubjit_count" + n + " = " + I + "(stubjit_lp.count[" + n + "]);");
+  }
+}
+
+void StubContext::emit_argument_locals(int indent) const {
+  const std::string I = index_type();
+  const Signature& signature = request_.kernel->signature;
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    const Param& p = signature[i];
+    const Binding binding = request_.bindings[i];
+    const std::string local = "stubjit_" + p.name;
+    const std::string slot = "stubjit_args." + p.name;
+    if (binding == Binding::index) continue;
+    if (binding == Binding::scalar) {
+      out_.line(indent,
+                std::string("const ") + c_type(p.type) + " " + local + " = " + slot + ".value;");
+      continue;
+    }
+    out_.line(indent, element_type(p) + "* STUBJIT_RESTRICT " + local + " = " + slot + ".data;");
+    if (binding == Binding::projection) {
+      for (int d = 0; d < rank(); ++d) {
+        const std::string n = std::to_string(d);
+        out_.line(indent, "const " + I + " " + local + "_s" + n + " = " + I + "(" + slot +
+                              ".stride[" + n + "]);");
+      }
+    }
+    if (p.rank > 0) {
+      const std::string view = binding == Binding::projection ? "_tview" : "_view";
+      out_.line(indent, "const stubjit::View<" + element_type(p) + ", " + std::to_string(p.rank) +
+                            ", " + I + "> " + local + view + " = stubjit::trailing_view<" +
+                            element_type(p) + ", " + std::to_string(p.rank) + ", " + I + ">(" +
+                            local + ", " + slot + ");");
+    }
+  }
+}
+
+bool StubContext::uses_index() const { return has_index_param(request_.kernel->signature); }
+
+void StubContext::emit_logical_index(int indent, int d) const {
+  const std::string n = std::to_string(d);
+  out_.line(indent, std::string("const ") + index_type() + " stubjit_i" + n + " = stubjit_first" +
+                        n + " + stubjit_step" + n + " * stubjit_p" + n + ";");
+}
+
+void StubContext::emit_visit(int indent, VisitStyle style) const {
+  const std::string I = index_type();
+  const KernelSource& kernel = *request_.kernel;
+  if (uses_index()) {
+    std::string values;
+    for (int d = 0; d < rank(); ++d)
+      values += (d ? ", stubjit_i" : "stubjit_i") + std::to_string(d);
+    out_.line(indent, "const stubjit::Index<" + std::to_string(rank()) + ", " + I +
+                          "> stubjit_index = {{" + values + "}};");
+  }
+  std::string call = "stubjit_user::" + kernel.name + "(";
+  for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
+    const Param& p = kernel.signature[i];
+    const std::string local = "stubjit_" + p.name;
+    if (i) call += ", ";
+    switch (request_.bindings[i]) {
+      case Binding::index:
+        call += "stubjit_index";
+        break;
+      case Binding::scalar:
+        call += local;
+        break;
+      case Binding::broadcast:
+        call += p.rank == 0 ? local + "[0]" : local + "_view";
+        break;
+      case Binding::projection: {
+        std::string offset;
+        if (style == VisitStyle::row) {
+          offset = "stubjit_k * " + local + "_step";
+        } else {
+          for (int d = 0; d < rank(); ++d) {
+            const std::string n = std::to_string(d);
+            offset += (d ? " + stubjit_i" : "stubjit_i") + n + " * " + local + "_s" + n;
+          }
+        }
+        call += p.rank == 0
+                    ? local + "[" + offset + "]"
+                    : "stubjit::offset_view<" + element_type(p) + ", " + std::to_string(p.rank) +
+                          ", " + I + ">(" + local + "_tview, " + offset + ")";
+        break;
+      }
+    }
+  }
+  out_.line(indent, call + ");");
+}
+
+namespace {
+
+std::string kernel_param_decl(const Param& p, const StubContext& context) {
+  const std::string I = context.index_type();
+  switch (p.kind) {
+    case ParamKind::scalar:
+      return std::string(c_type(p.type)) + " " + p.name;
+    case ParamKind::index:
+      return "stubjit::Index<" + std::to_string(context.rank()) + ", " + I + "> " + p.name;
+    case ParamKind::field:
+      if (p.rank == 0) {
+        return std::string(c_type(p.type)) + (p.access == Access::read_write ? "& " : " ") + p.name;
+      }
+      return "stubjit::View<" + element_type(p) + ", " + std::to_string(p.rank) + ", " + I + "> " +
+             p.name;
+  }
+  return p.name;
+}
+
+void emit_line_reset(SourceWriter& out, const std::string& file_name) {
+  // The directive names the line after it.
+  out.raw("#line " + std::to_string(out.next_line() + 1) + " \"" + file_name + "\"\n");
+}
+
+void emit_user_code(const StubContext& context, const DialectEmitter& dialect,
+                    const std::string& file_name) {
+  SourceWriter& out = context.out();
+  const KernelSource& kernel = *context.request().kernel;
+  if (!kernel.helpers.empty()) {
+    out.raw("#line 1 \"" + kernel.name + ".helpers\"\n");
+    out.block(kernel.helpers);
+    emit_line_reset(out, file_name);
+  }
+  std::string params;
+  for (std::size_t i = 0; i < kernel.signature.size(); ++i)
+    params += (i ? ", " : "") + kernel_param_decl(kernel.signature[i], context);
+  out.line(0, "namespace stubjit_user {");
+  out.line(
+      0, std::string(dialect.function_qualifiers()) + " void " + kernel.name + "(" + params + ")");
+  out.line(0, "{");
+  out.raw("#line 1 \"" + kernel.name + ".body\"\n");
+  out.block(kernel.body);
+  emit_line_reset(out, file_name);
+  out.line(0, "}");
+  out.line(0, "}  // namespace stubjit_user");
+  out.raw("\n");
+}
+
+void emit_args_struct(const StubContext& context) {
+  SourceWriter& out = context.out();
+  const StubRequest& request = context.request();
+  const Signature& signature = request.kernel->signature;
+  const ArgLayout layout = arg_layout(signature, request.bindings, request.rank);
+  out.line(0, "// The packed arguments; the host computes the same layout.");
+  out.line(0, "struct stubjit_args_t {");
+  bool any = false;
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    const Param& p = signature[i];
+    switch (request.bindings[i]) {
+      case Binding::index:
+        continue;
+      case Binding::scalar:
+        out.line(1, std::string("stubjit::ScalarSlot<") + c_type(p.type) + "> " + p.name + ";");
+        break;
+      case Binding::broadcast:
+      case Binding::projection:
+        out.line(1, "stubjit::FieldSlot<" + element_type(p) + ", " +
+                        std::to_string(actual_rank(p, request.bindings[i], request.rank)) + "> " +
+                        p.name + ";");
+        break;
+    }
+    any = true;
+  }
+  if (!any) out.line(1, "stubjit::i64 stubjit_unused;");
+  out.line(0, "};");
+  out.line(0, "static_assert(sizeof(stubjit_args_t) == " + std::to_string(layout.size) +
+                  ", \"stubjit: argument layout mismatch\");");
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    if (request.bindings[i] == Binding::index) continue;
+    out.line(0, "static_assert(__builtin_offsetof(stubjit_args_t, " + signature[i].name + ") == " +
+                    std::to_string(layout.offset[i]) + ", \"stubjit: argument layout mismatch\");");
+  }
+  out.raw("\n");
+}
+
+std::string describe_bindings(const StubRequest& request) {
+  std::string text;
+  const Signature& signature = request.kernel->signature;
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    text += (i ? " " : "") + signature[i].name + "=" + name_of(request.bindings[i]);
+  }
+  return text.empty() ? "(none)" : text;
+}
+
+}  // namespace
+
+GeneratedStub generate_stub(const StubRequest& request) {
+  const DialectEmitter& dialect = emitter_for(request.dialect);
+  SourceWriter out;
+  StubContext context(request, out);
+  GeneratedStub stub;
+  stub.entry = context.entry();
+  stub.file_name = stub.entry + dialect.file_extension();
+
+  out.block(prelude_source());
+  stub.stub_offset = out.size();
+  out.raw("\n");
+  out.line(0, "// stubjit stub for kernel '" + request.kernel->name + "': dialect " +
+                  name_of(request.dialect) + ", mode " + name_of(request.mode) + ", rank " +
+                  std::to_string(request.rank) + ", index i" + std::to_string(request.index_bits));
+  out.line(0, "// bindings: " + describe_bindings(request));
+  emit_user_code(context, dialect, stub.file_name);
+  emit_args_struct(context);
+  dialect.emit_entry(context);
+  stub.source = out.take();
+  return stub;
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,96 @@
+#include "stubjit/domain.hpp"
+
+#include <limits>
+#include <sstream>
+
+#include "stubjit/error.hpp"
+
+namespace stubjit {
+namespace {
+
+using wide = __int128;
+constexpr wide int64_max = std::numeric_limits<std::int64_t>::max();
+constexpr wide int64_min = std::numeric_limits<std::int64_t>::min();
+
+bool fits_int64(wide value) { return value >= int64_min && value <= int64_max; }
+
+}  // namespace
+
+Dim Dim::loop(std::int64_t first, std::int64_t last, std::int64_t step) {
+  if (step == 0) throw DomainError(-1, "loop step must not be 0");
+  const wide distance = wide(last) - wide(first);
+  wide count = 0;
+  if (step > 0 && distance >= 0) count = distance / step + 1;
+  if (step < 0 && distance <= 0) count = (-distance) / (-wide(step)) + 1;
+  if (!fits_int64(count)) {
+    throw DomainError(-1, "loop " + std::to_string(first) + "," + std::to_string(last) + "," +
+                              std::to_string(step) + " has more than 2^63-1 iterations");
+  }
+  return Dim{first, static_cast<std::int64_t>(count), step};
+}
+
+Domain::Domain(std::initializer_list<std::int64_t> counts) {
+  for (std::int64_t count : counts) dims_.push_back(Dim{0, count, 1});
+  validate();
+}
+
+Domain::Domain(std::vector<Dim> dims) : dims_(std::move(dims)) { validate(); }
+
+Domain Domain::loops(const std::vector<Loop>& loops) {
+  std::vector<Dim> dims;
+  dims.reserve(loops.size());
+  for (std::size_t d = 0; d < loops.size(); ++d) {
+    try {
+      dims.push_back(Dim::loop(loops[d].first, loops[d].last, loops[d].step));
+    } catch (const DomainError& error) {
+      throw DomainError(static_cast<int>(d),
+                        "dimension " + std::to_string(d) + ": " + error.what());
+    }
+  }
+  return Domain(std::move(dims));
+}
+
+void Domain::validate() {
+  if (dims_.empty() || rank() > max_rank) {
+    throw DomainError(-1, "domain rank must be 1.." + std::to_string(max_rank) + ", got " +
+                              std::to_string(rank()));
+  }
+  wide total = 1;
+  bool any_empty = false;
+  for (int d = 0; d < rank(); ++d) {
+    const Dim& dim = dims_[static_cast<std::size_t>(d)];
+    const std::string where = "dimension " + std::to_string(d);
+    if (dim.count < 0) {
+      throw DomainError(d, where + " has negative count " + std::to_string(dim.count));
+    }
+    if (dim.step == 0) throw DomainError(d, where + " has step 0");
+    if (dim.count == 0) {
+      any_empty = true;
+      continue;
+    }
+    const wide last = wide(dim.first) + wide(dim.step) * wide(dim.count - 1);
+    if (!fits_int64(last)) {
+      throw DomainError(d, where + ": logical index " + std::to_string(dim.first) + " + " +
+                               std::to_string(dim.step) + "*(" + std::to_string(dim.count) +
+                               "-1) overflows int64");
+    }
+    if (total <= int64_max) total *= dim.count;  // saturates once above int64
+  }
+  if (!any_empty && total > int64_max) {
+    throw DomainError(-1, "domain " + to_string() + " has more than 2^63-1 indices");
+  }
+  size_ = any_empty ? 0 : static_cast<std::int64_t>(total);
+}
+
+std::string Domain::to_string() const {
+  std::ostringstream out;
+  out << '[';
+  for (std::size_t d = 0; d < dims_.size(); ++d) {
+    if (d) out << ", ";
+    out << dims_[d].first << ':' << dims_[d].count << ':' << dims_[d].step;
+  }
+  out << ']';
+  return out.str();
+}
+
+}  // namespace stubjit

@@ -1,0 +1,34 @@
+#include "stubjit/types.hpp"
+
+namespace stubjit {
+
+std::size_t size_of(ElementType type) noexcept {
+  switch (type) {
+    case ElementType::f32:
+    case ElementType::i32:
+    case ElementType::u32:
+      return 4;
+    case ElementType::f64:
+    case ElementType::i64:
+      return 8;
+  }
+  return 0;
+}
+
+const char* name_of(ElementType type) noexcept {
+  switch (type) {
+    case ElementType::f32:
+      return "float";
+    case ElementType::f64:
+      return "double";
+    case ElementType::i32:
+      return "int32";
+    case ElementType::i64:
+      return "int64";
+    case ElementType::u32:
+      return "uint32";
+  }
+  return "?";
+}
+
+}  // namespace stubjit
