@@ -103,4 +103,10 @@ STUBJIT_API Plan make_plan(const Domain& domain, const DeviceLimits& limits,
                            const BlockConstraints& constraints = {}, const PlanPolicy& policy = {},
                            std::optional<Mode> forced = std::nullopt);
 
+// The most threads per group any plan of this mode and rank uses: what a GPU stub
+// declares as its launch bounds.
+STUBJIT_API std::uint32_t max_group_threads(const DeviceLimits& limits,
+                                            const BlockConstraints& constraints, Mode mode,
+                                            int rank);
+
 }  // namespace stubjit

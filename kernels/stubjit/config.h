@@ -1,8 +1,8 @@
 // stubjit device-side prelude: portable qualifiers and integer types.
 //
 // These headers are embedded into the library at build time and prepended to every
-// generated stub, in the order config.h, index.h, view.h, launch.h (lines that
-// include one another are dropped when embedding). They compile as plain C++17 on
+// generated stub, in the order config.h, index.h, view.h, launch.h, atomic.h
+// (lines that include one another are dropped when embedding). They compile as plain C++17 on
 // the host (Clang, GCC), under NVRTC and under hipRTC, so they use no standard
 // headers.
 #ifndef STUBJIT_CONFIG_H

@@ -34,6 +34,7 @@ struct StubVariant {
   int rank = 1;
   int index_bits = 64;
   std::vector<Binding> bindings;
+  std::uint32_t max_threads_per_group = 0;  // GPU launch bounds; 0 for the CPU
 };
 
 struct CacheKey {

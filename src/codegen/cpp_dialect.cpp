@@ -82,7 +82,7 @@ class CppDialect final : public DialectEmitter {
     }
     for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
       const Param& p = kernel.signature[i];
-      const std::string local = "stubjit_" + p.name;
+      const std::string local = argument_local(p);
       switch (context.request().bindings[i]) {
         case Binding::index:
           break;
@@ -121,7 +121,7 @@ class CppDialect final : public DialectEmitter {
     const KernelSource& kernel = *context.request().kernel;
     for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
       if (context.request().bindings[i] != Binding::projection) continue;
-      const std::string local = "stubjit_" + kernel.signature[i].name;
+      const std::string local = argument_local(kernel.signature[i]);
       context.out().line(1, "const " + I + " " + local + "_step = stubjit_step" + last(context) +
                                 " * " + local + "_s" + last(context) + ";");
     }
@@ -144,7 +144,7 @@ class CppDialect final : public DialectEmitter {
     }
     for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
       const Param& p = kernel.signature[i];
-      const std::string local = "stubjit_" + p.name;
+      const std::string local = argument_local(p);
       switch (context.request().bindings[i]) {
         case Binding::index:
           break;

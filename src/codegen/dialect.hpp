@@ -52,6 +52,12 @@ class StubContext {
   std::string entry_;
 };
 
+// Name of the stub's local for a parameter: "stubjit_a<length>_<name>". The length
+// prefix makes it unique whatever the name (a parameter "k" cannot meet the loop
+// counter stubjit_k, nor "x_s0" the stride local of "x"), and no name stubjit
+// generates for itself starts with "stubjit_a" and a digit.
+std::string argument_local(const Param& param);
+
 class DialectEmitter {
  public:
   virtual ~DialectEmitter() = default;

@@ -57,6 +57,12 @@ class GpuDialect final : public DialectEmitter {
       outside +=
           (d ? " || stubjit_q" : "stubjit_q") + n + " >= stubjit::u64(stubjit_lp.count[" + n + "])";
     }
+    // Physical dimensions the domain does not use hold one position: a fixed group
+    // shape with threads there must not repeat the domain.
+    for (int p = rank; p < 3; ++p) {
+      outside += std::string(" || stubjit::direct_position(0, blockIdx.") + axis[p] +
+                 ", blockDim." + axis[p] + ", threadIdx." + axis[p] + ") != 0";
+    }
     out.line(1, "if (" + outside + ") return;");
     for (int d = 0; d < rank; ++d) {
       const std::string n = std::to_string(d);

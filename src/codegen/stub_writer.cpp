@@ -54,6 +54,10 @@ const char* name_of(Dialect dialect) noexcept {
   return "?";
 }
 
+std::string argument_local(const Param& param) {
+  return "stubjit_a" + std::to_string(param.name.size()) + "_" + param.name;
+}
+
 std::string entry_name(const std::string& kernel, Mode mode, int rank) {
   return "stubjit_" + kernel + "_" + name_of(mode) + "_r" + std::to_string(rank);
 }
@@ -86,7 +90,7 @@ void StubContext::emit_argument_locals(int indent) const {
   for (std::size_t i = 0; i < signature.size(); ++i) {
     const Param& p = signature[i];
     const Binding binding = request_.bindings[i];
-    const std::string local = "stubjit_" + p.name;
+    const std::string local = argument_local(p);
     const std::string slot = "stubjit_args." + p.name;
     if (binding == Binding::index) continue;
     if (binding == Binding::scalar) {
@@ -133,7 +137,7 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
   std::string call = "stubjit_user::" + kernel.name + "(";
   for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
     const Param& p = kernel.signature[i];
-    const std::string local = "stubjit_" + p.name;
+    const std::string local = argument_local(p);
     if (i) call += ", ";
     switch (request_.bindings[i]) {
       case Binding::index:

@@ -32,46 +32,60 @@ u64 direct_count(const Domain& domain, int p) {
 
 u64 product(const Extent3& e) { return u64(e[0]) * e[1] * e[2]; }
 
-std::uint32_t thread_budget(const Request& r) {
-  std::uint32_t budget = r.limits.max_threads_per_block;
-  if (r.constraints.max_threads != 0) budget = std::min(budget, r.constraints.max_threads);
+std::uint32_t thread_budget(const DeviceLimits& limits, const BlockConstraints& constraints) {
+  std::uint32_t budget = limits.max_threads_per_block;
+  if (constraints.max_threads != 0) budget = std::min(budget, constraints.max_threads);
   return budget;
 }
 
-Extent3 checked_fixed_shape(const Request& r) {
-  const Extent3& shape = r.constraints.shape;
+Extent3 checked_fixed_shape(const DeviceLimits& limits, const BlockConstraints& constraints) {
+  const Extent3& shape = constraints.shape;
+  const std::uint32_t budget = thread_budget(limits, constraints);
   for (int p = 0; p < 3; ++p) {
-    if (shape[p] == 0 || shape[p] > r.limits.max_block[p]) {
-      throw PlanError(std::string("max_block[") + axis_name[p] + "]", r.limits.max_block[p],
+    if (shape[p] == 0 || shape[p] > limits.max_block[p]) {
+      throw PlanError(std::string("max_block[") + axis_name[p] + "]", limits.max_block[p],
                       "fixed block shape " + std::to_string(shape[0]) + "x" +
                           std::to_string(shape[1]) + "x" + std::to_string(shape[2]) +
                           " exceeds the device's block limit along " + axis_name[p]);
     }
   }
-  if (product(shape) > thread_budget(r)) {
-    throw PlanError("max_threads_per_block", thread_budget(r),
+  if (product(shape) > budget) {
+    throw PlanError("max_threads_per_block", budget,
                     "fixed block shape has " + std::to_string(product(shape)) +
-                        " threads, more than the limit " + std::to_string(thread_budget(r)));
+                        " threads, more than the limit " + std::to_string(budget));
   }
   return shape;
 }
 
-// The group shape for direct indexing (spread == false) or spread indexing.
-Extent3 choose_block(const Request& r, bool spread) {
-  if (r.constraints.fixed()) return checked_fixed_shape(r);
-  const int rank = r.domain.rank();
-  Extent3 b = spread ? r.limits.preferred_block.spread
-                     : r.limits.preferred_block.direct[static_cast<std::size_t>(rank - 1)];
+// The preferred group shape for an indexing scheme, clamped to the limits: the
+// largest shape the planner uses for it (fitting it to a domain only shrinks it).
+Extent3 base_block(const DeviceLimits& limits, const BlockConstraints& constraints, bool spread,
+                   int rank) {
+  if (constraints.fixed()) return checked_fixed_shape(limits, constraints);
+  Extent3 b = spread ? limits.preferred_block.spread
+                     : limits.preferred_block.direct[static_cast<std::size_t>(rank - 1)];
   const int used = spread ? 3 : rank;
   for (int p = 0; p < 3; ++p) {
-    b[p] = p < used ? std::clamp<std::uint32_t>(b[p], 1, r.limits.max_block[p]) : 1;
+    std::uint64_t widest = limits.max_block[p];
+    // grid*block < max_threads_per_dim needs block < max_threads_per_dim.
+    if (limits.max_threads_per_dim != 0) widest = std::min(widest, limits.max_threads_per_dim - 1);
+    b[p] = p < used ? static_cast<std::uint32_t>(
+                          std::clamp<std::uint64_t>(b[p], 1, std::max<std::uint64_t>(widest, 1)))
+                    : 1;
   }
-  while (product(b) > thread_budget(r)) {
+  while (product(b) > thread_budget(limits, constraints)) {
     auto largest = std::max_element(b.begin(), b.end());
     if (*largest == 1) break;
     *largest /= 2;
   }
-  if (spread) return b;
+  return b;
+}
+
+// The group shape for direct indexing (spread == false) or spread indexing.
+Extent3 choose_block(const Request& r, bool spread) {
+  const int rank = r.domain.rank();
+  Extent3 b = base_block(r.limits, r.constraints, spread, rank);
+  if (spread || r.constraints.fixed()) return b;
   // Fold threads that would idle along a short dimension into the next one, so a
   // 200000 x 2 domain does not waste 30 of every 32 threads.
   for (int p = 0; p < rank; ++p) {
@@ -319,6 +333,12 @@ Plan choose(const Request& r) {
 }
 
 }  // namespace
+
+std::uint32_t max_group_threads(const DeviceLimits& limits, const BlockConstraints& constraints,
+                                Mode mode, int rank) {
+  const bool spread = mode == Mode::spread || rank > 3;
+  return static_cast<std::uint32_t>(product(base_block(limits, constraints, spread, rank)));
+}
 
 Plan make_plan(const Domain& domain, const DeviceLimits& limits,
                const BlockConstraints& constraints, const PlanPolicy& policy,

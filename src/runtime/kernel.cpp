@@ -23,6 +23,7 @@ StubRequest stub_request(const KernelState& kernel, const StubVariant& variant) 
   request.index_bits = variant.index_bits;
   request.kernel = &kernel.source;
   request.bindings = variant.bindings;
+  request.max_threads_per_group = variant.max_threads_per_group;
   return request;
 }
 
@@ -117,6 +118,10 @@ Prepared prepare(const KernelState& kernel, const Domain& domain, const Arg* arg
   prepared.variant.rank = domain.rank();
   prepared.variant.index_bits = runtime.backend->prefers_index32() && bound.fits_int32 ? 32 : 64;
   prepared.variant.bindings = bound.bindings;
+  if (runtime.backend->dialect() != Dialect::cpp) {
+    prepared.variant.max_threads_per_group =
+        max_group_threads(runtime.limits, kernel.source.block, prepared.plan.mode, domain.rank());
+  }
   return prepared;
 }
 

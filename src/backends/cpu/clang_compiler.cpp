@@ -54,6 +54,8 @@ std::vector<char> compile_to_host_object(const CompileJob& job) {
   llvm::raw_string_ostream log_stream(log);
   llvm::IntrusiveRefCntPtr<clang::DiagnosticOptions> diag_options(new clang::DiagnosticOptions());
   diag_options->ShowColors = false;
+  // Report #line locations: that is what maps errors into the user's body.
+  diag_options->ShowPresumedLoc = true;
   auto printer = std::make_unique<clang::TextDiagnosticPrinter>(log_stream, diag_options.get());
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> diags(new clang::DiagnosticsEngine(
       llvm::IntrusiveRefCntPtr<clang::DiagnosticIDs>(new clang::DiagnosticIDs()), diag_options,

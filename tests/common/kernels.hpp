@@ -1,0 +1,85 @@
+// Kernels the end-to-end suites launch. The GPU compile tests reuse this list, so
+// every backend is checked against the same signatures.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "stubjit/kernel.hpp"
+
+namespace stubjit::test {
+
+inline KernelSource saxpy_kernel() {
+  return {
+      "saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;", "", {}};
+}
+
+// Counts visits per index with an atomic, so that a duplicate visit cannot hide in a
+// lost update.
+inline KernelSource visit_counter_kernel() {
+  return {
+      "count_visits", {inout<std::int32_t>("visits")}, "stubjit::atomic_add(visits, 1);", "", {}};
+}
+
+// Writes a code of its own logical index: sum over d of (i[d] + 50) * 100^d.
+inline KernelSource index_writer_kernel() {
+  return {"write_index",
+          {index("i"), inout<std::int64_t>("out")},
+          "stubjit::i64 code = 0;\n"
+          "for (int d = i.rank - 1; d >= 0; --d) code = code * 100 + (i[d] + 50);\n"
+          "out = code;",
+          "",
+          {}};
+}
+
+inline std::int64_t index_code(const std::vector<std::int64_t>& logical) {
+  std::int64_t code = 0;
+  for (std::size_t d = logical.size(); d-- > 0;) code = code * 100 + (logical[d] + 50);
+  return code;
+}
+
+// Mixed element types, elemental projection.
+inline KernelSource mixed_types_kernel() {
+  return {
+      "mixed",
+      {scalar<double>("scale"), scalar<std::int32_t>("offset"), scalar<std::uint32_t>("mask"),
+       scalar<std::int64_t>("bias"), in<double>("x"), in<std::int32_t>("k"), inout<double>("z")},
+      "z = scale * x + offset + (k & (stubjit::i32)mask) + (double)bias;",
+      "",
+      {}};
+}
+
+// Partial projection: each activity sees one row of a rank-2 field.
+inline KernelSource row_sum_kernel() {
+  return {
+      "row_sum",
+      {in<double>("row", 1), inout<double>("total")},
+      "double s = 0;\nfor (stubjit::i64 j = 0; j < row.extent(0); ++j) s += row(j);\ntotal = s;",
+      "",
+      {}};
+}
+
+// Broadcast: every activity reads the whole table.
+inline KernelSource lookup_kernel() {
+  return {"lookup",
+          {in<std::int32_t>("table", 1), in<std::int32_t>("key"), inout<std::int32_t>("out")},
+          "out = table(key % table.extent(0)) + square(key);",
+          "static inline stubjit::i32 square(stubjit::i32 v) { return v * v; }",
+          {}};
+}
+
+// A reduction through a broadcast rank-0 field.
+inline KernelSource sum_kernel() {
+  return {"sum_all",
+          {in<std::int64_t>("x"), inout<std::int64_t>("total")},
+          "stubjit::atomic_add(total, x);",
+          "",
+          {}};
+}
+
+inline std::vector<KernelSource> all_kernels() {
+  return {saxpy_kernel(),   visit_counter_kernel(), index_writer_kernel(), mixed_types_kernel(),
+          row_sum_kernel(), lookup_kernel(),        sum_kernel()};
+}
+
+}  // namespace stubjit::test

@@ -1,0 +1,220 @@
+// Bad input: each case checks the error, the parameter it names, and that nothing
+// ran (no launch counted, output untouched).
+#include <gtest/gtest.h>
+
+#include "common/kernels.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace stubjit {
+namespace {
+
+class Errors : public ::testing::Test {
+ protected:
+  Errors() : runtime_(options()) {
+    saxpy_ = runtime_.kernel(test::saxpy_kernel());
+    x_ = runtime_.allocate<float>({16});
+    y_ = runtime_.allocate<float>({16});
+    x_.copy_from(std::vector<float>(16, 1.0f));
+    y_.copy_from(std::vector<float>(16, 5.0f));
+  }
+  static RuntimeOptions options() {
+    RuntimeOptions o;
+    o.backend = "cpu";
+    return o;
+  }
+  // Nothing ran: no launch counted and y still holds its initial values.
+  void expect_nothing_ran() {
+    EXPECT_EQ(runtime_.counters().launches, 0u);
+    for (float v : y_.to_vector<float>()) ASSERT_EQ(v, 5.0f);
+  }
+  template <class... A>
+  ArgumentError expect_argument_error(const std::string& parameter, const std::string& fragment,
+                                      A&&... args) {
+    try {
+      saxpy_.launch(Domain{16}, std::forward<A>(args)...);
+    } catch (const AliasError&) {
+      throw;
+    } catch (const ArgumentError& error) {
+      EXPECT_EQ(error.parameter(), parameter);
+      EXPECT_NE(std::string(error.what()).find(fragment), std::string::npos) << error.what();
+      expect_nothing_ran();
+      return error;
+    }
+    ADD_FAILURE() << "expected ArgumentError for " << parameter;
+    return ArgumentError("", "");
+  }
+
+  Runtime runtime_;
+  Kernel saxpy_;
+  Field x_;
+  Field y_;
+};
+
+TEST_F(Errors, WrongArgumentCount) {
+  expect_argument_error("", "takes 3 arguments (a, x, y), got 2", 2.0f, x_);
+}
+
+TEST_F(Errors, ScalarOfTheWrongType) {
+  expect_argument_error("a", "scalar<float> a; got a scalar double", 2.0, x_, y_);
+}
+
+TEST_F(Errors, FieldWhereAScalarIsExpectedAndViceVersa) {
+  expect_argument_error("a", "got a field<float, rank 1>", x_, x_, y_);
+  expect_argument_error("x", "got a scalar float", 2.0f, 1.0f, y_);
+}
+
+TEST_F(Errors, FieldOfTheWrongElementType) {
+  Field d = runtime_.allocate<double>({16});
+  expect_argument_error("x", "got a field<double, rank 1>", 2.0f, d, y_);
+}
+
+TEST_F(Errors, FieldOfTheWrongRank) {
+  Field square = runtime_.allocate<float>({4, 4});
+  expect_argument_error("x", "rank 0 (broadcast) or rank 1 (projection)", 2.0f, square, y_);
+}
+
+TEST_F(Errors, ReadOnlyFieldBoundReadWrite) {
+  std::vector<float> host(16, 5.0f);
+  const Field read_only = runtime_.wrap(static_cast<const float*>(host.data()), {16});
+  EXPECT_FALSE(read_only.writable());
+  expect_argument_error("y", "read-write; got a read-only field", 2.0f, x_, read_only);
+}
+
+TEST_F(Errors, ProjectionOutsideTheField) {
+  try {
+    saxpy_.launch(Domain::loops({{4, 16}}), 2.0f, x_, y_);  // 16 is past the end
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& error) {
+    EXPECT_EQ(error.parameter(), "x");
+    EXPECT_NE(std::string(error.what()).find("reaches logical index 16"), std::string::npos)
+        << error.what();
+  }
+  try {
+    saxpy_.launch(Domain::loops({{-1, 3}}), 2.0f, x_, y_);
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError& error) {
+    EXPECT_NE(std::string(error.what()).find("reaches logical index -1"), std::string::npos)
+        << error.what();
+  }
+  expect_nothing_ran();
+}
+
+TEST_F(Errors, NullFieldAndFieldOfAnotherRuntime) {
+  expect_argument_error("y", "null field", 2.0f, x_, Field{});
+  Runtime other(options());
+  Field foreign = other.allocate<float>({16});
+  expect_argument_error("x", "belongs to another runtime", 2.0f, foreign, y_);
+}
+
+TEST_F(Errors, ReadWriteFieldBoundTwiceIsAnAliasError) {
+  try {
+    saxpy_.launch(Domain{16}, 2.0f, y_, y_);
+    FAIL() << "expected AliasError";
+  } catch (const AliasError& error) {
+    EXPECT_EQ(error.parameter(), "y");
+    EXPECT_EQ(error.other_parameter(), "x");
+  }
+  // Overlapping windows of one allocation alias too; disjoint ones do not.
+  std::vector<float> host(32, 5.0f);
+  Field first = runtime_.wrap(host.data(), {16});
+  Field overlapping = runtime_.wrap(host.data() + 8, {16});
+  Field disjoint = runtime_.wrap(host.data() + 16, {16});
+  EXPECT_THROW(saxpy_.launch(Domain{16}, 2.0f, first, overlapping), AliasError);
+  expect_nothing_ran();
+  for (float v : host) ASSERT_EQ(v, 5.0f);
+  saxpy_.launch(Domain{16}, 2.0f, first, disjoint);
+  EXPECT_EQ(host[16], 2.0f * 5.0f + 5.0f);
+}
+
+TEST_F(Errors, OneFieldBoundToTwoReadOnlyParametersIsFine) {
+  Kernel add = runtime_.kernel(
+      {"add", {in<float>("p"), in<float>("q"), inout<float>("r")}, "r = p + q;", "", {}});
+  add.launch(Domain{16}, x_, x_, y_);
+  EXPECT_EQ(y_.to_vector<float>()[3], 2.0f);
+}
+
+TEST_F(Errors, CompileErrorCarriesTheLogWithBodyLines) {
+  Kernel broken = runtime_.kernel({"broken",
+                                   {scalar<float>("a"), in<float>("x"), inout<float>("y")},
+                                   "float t = a * x;\ny = t + undefined_name;",
+                                   "",
+                                   {}});
+  for (int attempt = 0; attempt < 2; ++attempt) {  // a failure is not cached as success
+    try {
+      broken.launch(Domain{16}, 2.0f, x_, y_);
+      FAIL() << "expected CompileError";
+    } catch (const CompileError& error) {
+      EXPECT_EQ(error.kernel(), "broken");
+      EXPECT_NE(
+          error.log().find("broken.body:2:9: error: use of undeclared identifier 'undefined_name'"),
+          std::string::npos)
+          << error.log();
+      EXPECT_NE(error.source().find("y = t + undefined_name;"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(runtime_.counters().compiles, 0u);
+  expect_nothing_ran();
+}
+
+TEST_F(Errors, CompileErrorInHelpersIsMappedToHelperLines) {
+  Kernel broken = runtime_.kernel({"helped",
+                                   {inout<float>("y")},
+                                   "y = twice(y);",
+                                   "static float twice(float v) {\n  return v * 2\n}",
+                                   {}});
+  try {
+    broken.launch(Domain{16}, y_);
+    FAIL() << "expected CompileError";
+  } catch (const CompileError& error) {
+    EXPECT_NE(error.log().find("helped.helpers:2:15: error: expected ';'"), std::string::npos)
+        << error.log();
+  }
+  expect_nothing_ran();
+}
+
+TEST_F(Errors, ForcedModeThatCannotCoverIsAPlanError) {
+  Kernel count = runtime_.kernel(test::visit_counter_kernel());
+  Field visits = runtime_.allocate<std::int32_t>({2, 2, 2, 2});
+  LaunchOptions direct;
+  direct.mode = Mode::direct;
+  try {
+    count.launch(direct, Domain{2, 2, 2, 2}, visits);
+    FAIL() << "expected PlanError";
+  } catch (const PlanError& error) {
+    EXPECT_EQ(error.limit(), "rank");
+  }
+  expect_nothing_ran();
+}
+
+TEST_F(Errors, InvalidKernelDescriptionsAreSignatureErrors) {
+  EXPECT_THROW(runtime_.kernel({"bad name", {}, "", "", {}}), SignatureError);
+  EXPECT_THROW(runtime_.kernel({"k", {in<float>("for")}, "", "", {}}), SignatureError);
+  EXPECT_THROW(runtime_.kernel({"k", {in<float>("x"), inout<float>("x")}, "", "", {}}),
+               SignatureError);
+  EXPECT_THROW(runtime_.kernel({"k", {in<float>("x", 9)}, "", "", {}}), SignatureError);
+}
+
+TEST_F(Errors, FieldMisuse) {
+  EXPECT_THROW(runtime_.allocate<float>({-1}), FieldError);
+  EXPECT_THROW(runtime_.allocate<double>({std::int64_t(1) << 40, std::int64_t(1) << 30}),
+               FieldError);
+  EXPECT_THROW(runtime_.allocate<float>(std::vector<std::int64_t>(9, 1)), FieldError);
+  float element = 0;
+  EXPECT_THROW(runtime_.wrap(&element, {2, 2}, {1}), FieldError);
+  EXPECT_THROW(runtime_.wrap(&element, {4, 4}, {std::int64_t(1) << 62, 1}), FieldError);
+  EXPECT_THROW(runtime_.wrap(static_cast<float*>(nullptr), {1}), FieldError);
+  std::vector<float> wrong_size(15);
+  EXPECT_THROW(x_.copy_from(wrong_size), FieldError);
+  std::vector<double> wrong_type(16);
+  EXPECT_THROW(x_.copy_from(wrong_type), FieldError);
+  // Gapped views cannot be copied as a block.
+  std::vector<float> host(32);
+  Field every_other = runtime_.wrap(host.data(), {16}, {2});
+  EXPECT_FALSE(every_other.dense());
+  EXPECT_THROW(every_other.copy_from(std::vector<float>(16)), FieldError);
+  const Field read_only = runtime_.wrap(static_cast<const float*>(host.data()), {32});
+  EXPECT_THROW(Field(read_only).copy_from(std::vector<float>(32)), FieldError);
+}
+
+}  // namespace
+}  // namespace stubjit

@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "stubjit/domain.hpp"
+#include "stubjit/error.hpp"
+#include "stubjit/index.h"
+
+namespace stubjit {
+namespace {
+
+constexpr std::int64_t big = std::numeric_limits<std::int64_t>::max();
+
+TEST(Domain, CountsGiveZeroBasedUnitStepDimensions) {
+  const Domain domain{3, 4};
+  EXPECT_EQ(domain.rank(), 2);
+  EXPECT_EQ(domain.size(), 12);
+  EXPECT_EQ(domain[1].first, 0);
+  EXPECT_EQ(domain[1].step, 1);
+  EXPECT_EQ(domain[1].count, 4);
+}
+
+TEST(Domain, FortranLoopsMapOntoFirstCountStep) {
+  // do i = 1, 10, 3 -> 1, 4, 7, 10
+  EXPECT_EQ(Dim::loop(1, 10, 3).count, 4);
+  // do i = 10, 1, -4 -> 10, 6, 2
+  const Dim down = Dim::loop(10, 1, -4);
+  EXPECT_EQ(down.count, 3);
+  EXPECT_EQ(down.at(2), 2);
+  // A step running away from last: zero iterations, as in Fortran.
+  EXPECT_EQ(Dim::loop(1, 0, 2).count, 0);
+  EXPECT_EQ(Dim::loop(0, 1, -1).count, 0);
+  EXPECT_EQ(Dim::loop(5, 5, -7).count, 1);
+  const Domain domain = Domain::loops({{1, 10, 3}, {10, 1, -4}});
+  EXPECT_EQ(domain.size(), 12);
+}
+
+TEST(Domain, DeviceLoopLenAgreesWithHost) {
+  // The prelude's loop_len (usable in kernel bodies) against the host's Dim::loop,
+  // including GPUFORT's truncation pitfall: (0-1)/2 == 0 must not give 1.
+  for (std::int64_t first = -6; first <= 6; ++first)
+    for (std::int64_t last = -6; last <= 6; ++last)
+      for (std::int64_t step : {-3, -2, -1, 1, 2, 5}) {
+        EXPECT_EQ(loop_len(first, last, step), Dim::loop(first, last, step).count)
+            << first << "," << last << "," << step;
+      }
+}
+
+TEST(Domain, ZeroCountIsAnEmptyDomain) {
+  const Domain domain{5, 0, 7};
+  EXPECT_TRUE(domain.empty());
+  EXPECT_EQ(domain.size(), 0);
+}
+
+TEST(Domain, NegativeCountIsRefusedNamingTheDimension) {
+  try {
+    Domain({Dim{0, 4, 1}, Dim{0, -2, 1}});
+    FAIL() << "expected DomainError";
+  } catch (const DomainError& error) {
+    EXPECT_EQ(error.dimension(), 1);
+    EXPECT_NE(std::string(error.what()).find("negative count -2"), std::string::npos);
+  }
+}
+
+TEST(Domain, ZeroStepIsRefused) {
+  EXPECT_THROW(Domain({Dim{0, 4, 0}}), DomainError);
+  EXPECT_THROW(Dim::loop(0, 4, 0), DomainError);
+}
+
+TEST(Domain, RankOutsideOneToEightIsRefused) {
+  EXPECT_THROW(Domain(std::vector<Dim>{}), DomainError);
+  EXPECT_THROW(Domain(std::vector<Dim>(9, Dim{0, 1, 1})), DomainError);
+  EXPECT_NO_THROW(Domain(std::vector<Dim>(8, Dim{0, 1, 1})));
+}
+
+TEST(Domain, OverflowingExtentsAreRefused) {
+  // Product of counts beyond int64.
+  try {
+    Domain{std::int64_t(1) << 32, std::int64_t(1) << 32};
+    FAIL() << "expected DomainError";
+  } catch (const DomainError& error) {
+    EXPECT_EQ(error.dimension(), -1);
+  }
+  // Logical index beyond int64.
+  try {
+    Domain({Dim{big - 5, 10, 1}});
+    FAIL() << "expected DomainError";
+  } catch (const DomainError& error) {
+    EXPECT_EQ(error.dimension(), 0);
+    EXPECT_NE(std::string(error.what()).find("overflows"), std::string::npos);
+  }
+  // A loop with more than 2^63-1 iterations.
+  EXPECT_THROW(Dim::loop(std::numeric_limits<std::int64_t>::min(), big, 1), DomainError);
+  // The largest representable domain is fine.
+  EXPECT_EQ(Domain({Dim{0, big, 1}}).size(), big);
+}
+
+TEST(Domain, ToStringShowsFirstCountStep) {
+  EXPECT_EQ(Domain::loops({{9, 0, -3}, {0, 2}}).to_string(), "[9:4:-3, 0:3:1]");
+}
+
+}  // namespace
+}  // namespace stubjit
