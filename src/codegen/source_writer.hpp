@@ -25,6 +25,13 @@ class SourceWriter {
     raw(text);
     if (!text.empty() && text.back() != '\n') raw("\n");
   }
+  // Emits `#line 1 "<file>"`: the next line counts as line 1 of `file`.
+  void restart_numbering(std::string_view file) {
+    raw("#line 1 \"");
+    raw(file);
+    raw("\"\n");
+    line_ = 0;
+  }
   // The 1-based number of the line the next character goes on.
   std::size_t next_line() const { return line_ + 1; }
   std::size_t size() const { return text_.size(); }

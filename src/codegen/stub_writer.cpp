@@ -189,6 +189,7 @@ std::string kernel_param_decl(const Param& p, const StubContext& context) {
   return p.name;
 }
 
+// Back to the stub's own numbering after user code.
 void emit_line_reset(SourceWriter& out, const std::string& file_name) {
   // The directive names the line after it.
   out.raw("#line " + std::to_string(out.next_line() + 1) + " \"" + file_name + "\"\n");
@@ -274,9 +275,12 @@ GeneratedStub generate_stub(const StubRequest& request) {
   stub.entry = context.entry();
   stub.file_name = stub.entry + dialect.file_extension();
 
+  // Diagnostics name the prelude "stubjit_prelude.h" and count the stub's lines from
+  // its own first line, whatever the prelude's length.
+  out.restart_numbering("stubjit_prelude.h");
   out.block(prelude_source());
   stub.stub_offset = out.size();
-  out.raw("\n");
+  out.restart_numbering(stub.file_name);
   out.line(0, "// stubjit stub for kernel '" + request.kernel->name + "': dialect " +
                   name_of(request.dialect) + ", mode " + name_of(request.mode) + ", rank " +
                   std::to_string(request.rank) + ", index i" + std::to_string(request.index_bits));

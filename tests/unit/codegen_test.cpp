@@ -114,9 +114,12 @@ TEST(Codegen, BodyAppearsOnceUnderItsOwnLineMapping) {
       s.rfind("#line 1 \"saxpy.body\"\n", body) + std::string("#line 1 \"saxpy.body\"\n").size(),
       body);
 
-  // After the body a #line directive restores the real numbering of the file.
-  std::istringstream lines(s);
+  // After the body a #line directive restores the stub's own numbering, which
+  // starts at 1 on the line after the prelude.
+  std::istringstream lines(s.substr(stub.stub_offset));
   std::string line;
+  std::getline(lines, line);
+  EXPECT_EQ(line, "#line 1 \"" + stub.file_name + "\"");
   int number = 0;
   bool after_body = false;
   while (std::getline(lines, line)) {
