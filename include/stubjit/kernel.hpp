@@ -27,6 +27,15 @@ class StreamState;
 // `body` is the kernel's statement list and `helpers` optional source placed before
 // it (helper functions, constants). Both are compiled as given.
 struct KernelSource {
+  KernelSource() = default;
+  KernelSource(std::string name_, Signature signature_, std::string body_,
+               std::string helpers_ = {}, BlockConstraints block_ = {})
+      : name(std::move(name_)),
+        signature(std::move(signature_)),
+        body(std::move(body_)),
+        helpers(std::move(helpers_)),
+        block(block_) {}
+
   std::string name;
   Signature signature;
   std::string body;

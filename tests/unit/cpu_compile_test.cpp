@@ -1,0 +1,70 @@
+// The CPU backend's compile step on its own: Clang in process to an x86-64 object
+// that defines the stub's entry (read back with the tests' ELF reader, which the GPU
+// compile tests use on cubins and AMDGPU code objects).
+#include <gtest/gtest.h>
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "codegen/stub_request.hpp"
+#include "common/elf_symbols.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+TEST(CpuCompile, ObjectIsX86ElfDefiningTheEntry) {
+  BackendProbe probe = open_cpu_backend(BackendConfig{});
+  ASSERT_TRUE(probe.backend) << probe.reason;
+  const KernelSource source{
+      "saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;"};
+  StubRequest request;
+  request.kernel = &source;
+  request.mode = Mode::spread;
+  request.rank = 4;
+  request.bindings = {Binding::scalar, Binding::projection, Binding::projection};
+  const GeneratedStub stub = generate_stub(request);
+  const std::vector<std::string> options;
+  const Binary binary =
+      probe.backend->compile({stub.source, stub.file_name, stub.entry, source.name, options});
+  EXPECT_EQ(binary.format, "elf-object");
+  const auto elf = test::read_elf(binary.bytes);
+  ASSERT_TRUE(elf);
+  EXPECT_EQ(elf->machine, test::elf_machine_x86_64);
+  EXPECT_TRUE(elf->defines("stubjit_saxpy_spread_r4"));
+  EXPECT_FALSE(elf->defines("stubjit_saxpy_direct_r4"));
+}
+
+TEST(CpuCompile, ElfReaderRejectsWhatIsNotAnElfImage) {
+  EXPECT_FALSE(test::read_elf({}));
+  EXPECT_FALSE(test::read_elf(std::vector<char>(100, 'x')));
+  std::vector<char> header(64, 0);
+  std::memcpy(header.data(),
+              "\x7f"
+              "ELF",
+              4);
+  header[4] = 2;
+  header[5] = 1;
+  header[58] = 64;  // section headers claimed beyond the image
+  header[60] = 3;
+  header[40] = 100;
+  EXPECT_FALSE(test::read_elf(header));
+}
+
+TEST(CpuCompile, ExtraCompilerOptionsReachClang) {
+  BackendProbe probe = open_cpu_backend(BackendConfig{});
+  ASSERT_TRUE(probe.backend);
+  const KernelSource source{
+      "opt", {inout<float>("y")}, "#ifndef STUBJIT_TEST_FLAG\n#error flag missing\n#endif\ny = 1;"};
+  StubRequest request;
+  request.kernel = &source;
+  request.bindings = {Binding::projection};
+  const GeneratedStub stub = generate_stub(request);
+  const std::vector<std::string> none;
+  EXPECT_THROW(probe.backend->compile({stub.source, stub.file_name, stub.entry, source.name, none}),
+               CompileError);
+  const std::vector<std::string> flag = {"-DSTUBJIT_TEST_FLAG"};
+  EXPECT_NO_THROW(
+      probe.backend->compile({stub.source, stub.file_name, stub.entry, source.name, flag}));
+}
+
+}  // namespace
+}  // namespace stubjit::detail
