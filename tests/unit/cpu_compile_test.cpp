@@ -3,6 +3,7 @@
 // compile tests use on cubins and AMDGPU code objects).
 #include <gtest/gtest.h>
 
+#include "backends/cpu/clang_compiler.hpp"
 #include "backends/cpu/cpu_backend.hpp"
 #include "codegen/stub_request.hpp"
 #include "common/elf_symbols.hpp"
@@ -64,6 +65,30 @@ TEST(CpuCompile, ExtraCompilerOptionsReachClang) {
   const std::vector<std::string> flag = {"-DSTUBJIT_TEST_FLAG"};
   EXPECT_NO_THROW(
       probe.backend->compile({stub.source, stub.file_name, stub.entry, source.name, flag}));
+}
+
+// The innermost run of every CPU stub must vectorize (restrict parameters, one
+// stride per field): a codegen change that loses this fails here, not in a benchmark.
+TEST(CpuCompile, InnermostRunVectorizesInEveryMode) {
+  const KernelSource source{
+      "saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;"};
+  const std::vector<std::string> remarks = {"-Rpass=loop-vectorize"};
+  for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+    for (int rank : {1, 2, 3, 5}) {
+      if (mode == Mode::direct && rank > 3) continue;
+      StubRequest request;
+      request.kernel = &source;
+      request.mode = mode;
+      request.rank = rank;
+      request.bindings = {Binding::scalar, Binding::projection, Binding::projection};
+      const GeneratedStub stub = generate_stub(request);
+      const HostObject object =
+          compile_to_host_object({stub.source, stub.file_name, stub.entry, source.name, remarks});
+      EXPECT_NE(object.diagnostics.find("remark: vectorized loop"), std::string::npos)
+          << name_of(mode) << " rank " << rank << ":\n"
+          << object.diagnostics;
+    }
+  }
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ std::unique_ptr<clang::CompilerInvocation> make_invocation(
 
 std::string clang_compiler_id() { return std::string("clang ") + CLANG_VERSION_STRING; }
 
-std::vector<char> compile_to_host_object(const CompileJob& job) {
+HostObject compile_to_host_object(const CompileJob& job) {
   initialize_native_target();
 
   std::string log;
@@ -81,6 +81,9 @@ std::vector<char> compile_to_host_object(const CompileJob& job) {
     log_stream.flush();
     throw CompileError(job.kernel, "invalid compiler options:\n" + log, job.source);
   }
+  // Apply -W, -w and -R options from the command line to our diagnostics engine (the
+  // invocation parsed them; the engine was made before it existed).
+  clang::ProcessWarningOptions(*diags, invocation->getDiagnosticOpts());
   invocation->getPreprocessorOpts().addRemappedFile(
       job.file_name, llvm::MemoryBuffer::getMemBufferCopy(job.source, job.file_name).release());
   invocation->getFrontendOpts().DisableFree = false;
@@ -96,7 +99,7 @@ std::vector<char> compile_to_host_object(const CompileJob& job) {
   log_stream.flush();
   if (!ok) throw CompileError(job.kernel, log, job.source);
   if (!log.empty()) logger().debug("clang diagnostics for {}:\n{}", job.file_name, log);
-  return std::vector<char>(object.begin(), object.end());
+  return HostObject{std::vector<char>(object.begin(), object.end()), log};
 }
 
 }  // namespace stubjit::detail

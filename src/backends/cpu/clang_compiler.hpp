@@ -9,9 +9,14 @@
 
 namespace stubjit::detail {
 
+struct HostObject {
+  std::vector<char> bytes;  // a relocatable ELF object
+  std::string diagnostics;  // warnings and remarks Clang printed (empty when silent)
+};
+
 // -O3 for the host CPU (-march=native), position independent. Throws CompileError
 // with Clang's diagnostics on failure.
-std::vector<char> compile_to_host_object(const CompileJob& job);
+HostObject compile_to_host_object(const CompileJob& job);
 
 // e.g. "clang 14.0.6".
 std::string clang_compiler_id();

@@ -69,7 +69,7 @@ class CpuBackend final : public Backend {
   bool prefers_index32() const override { return false; }
 
   Binary compile(const CompileJob& job) override {
-    return Binary{"elf-object", compile_to_host_object(job)};
+    return Binary{"elf-object", compile_to_host_object(job).bytes};
   }
 
   std::unique_ptr<LoadedModule> load(const Binary& binary, const std::string& entry) override {
