@@ -96,7 +96,7 @@ struct LaunchSummary {
   Mode mode = Mode::direct;
   int rank = 0;
   std::size_t dispatches = 0;
-  bool compiled = false;  // this launch compiled (or waited for) the stub
+  bool compiled = false;  // this launch compiled the stub (not: found it, or waited for another thread)
 };
 
 // A handle to a kernel of one runtime; cheap to copy, safe to launch from many
