@@ -42,6 +42,10 @@ class StreamState {
 struct BackendConfig {
   int device = 0;
   unsigned cpu_threads = 0;
+  // The application named this backend (RuntimeOptions::backend, STUBJIT_BACKEND):
+  // a backend may then open in a reduced mode that automatic selection must skip,
+  // e.g. CUDA compile-only for STUBJIT_CUDA_ARCH on a machine without a GPU.
+  bool named = false;
 };
 
 class Backend {
@@ -70,6 +74,17 @@ class Backend {
                               StreamState* stream) = 0;
   virtual void copy_to_host(void* host, const void* device, std::size_t bytes,
                             StreamState* stream) = 0;
+  // Copies queued on `stream`: they may return before the copy is done, so the host
+  // buffer must stay valid until the stream is synchronized. A backend without
+  // asynchronous copies (the CPU) runs them synchronously.
+  virtual void copy_to_device_async(void* device, const void* host, std::size_t bytes,
+                                    StreamState* stream) {
+    copy_to_device(device, host, bytes, stream);
+  }
+  virtual void copy_to_host_async(void* host, const void* device, std::size_t bytes,
+                                  StreamState* stream) {
+    copy_to_host(host, device, bytes, stream);
+  }
   virtual std::shared_ptr<StreamState> create_stream() = 0;
   virtual void synchronize() = 0;
 };
