@@ -1,0 +1,220 @@
+#include "backends/hip/hip_backend.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "backends/hip/code_object.hpp"
+#include "backends/hip/hip_device.hpp"
+#include "backends/hip/hip_objects.hpp"
+#include "backends/hip/hip_target.hpp"
+#include "backends/hip/hiprtc_compiler.hpp"
+#include "runtime/env.hpp"
+#include "runtime/log.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+using namespace hip;
+
+class HipBackend final : public Backend {
+ public:
+  // With a device: `runtime` and `device` set. Compile-only: both null/empty and
+  // `no_device` says why.
+  HipBackend(HiprtcCompiler compiler, const RuntimeLibrary* runtime,
+             std::optional<HipDeviceInfo> device, std::string no_device)
+      : compiler_(std::move(compiler)),
+        runtime_(runtime),
+        device_(std::move(device)),
+        no_device_(std::move(no_device)) {
+    HipDeviceShape shape;
+    shape.wavefront_size = default_wavefront_size(compiler_.target_id());
+    limits_ = hip_device_limits(device_ ? device_->shape : shape);
+  }
+
+  const char* name() const override { return "hip"; }
+  Dialect dialect() const override { return Dialect::hip; }
+  DeviceLimits limits() const override { return limits_; }
+  std::string target_id() const override { return compiler_.target_id(); }
+  std::string compiler_id() const override { return compiler_.compiler_id(); }
+  std::string device_description() const override {
+    const std::string wave = "wavefront " + std::to_string(limits_.warp_size);
+    if (!device_) return "no AMD GPU, compile-only for " + compiler_.target_id() + ", " + wave;
+    return device_->name + " (" + device_->target_id + "), " +
+           std::to_string(device_->compute_units) + " CUs, " + wave;
+  }
+  bool prefers_index32() const override { return true; }
+
+  Binary compile(const CompileJob& job) override { return compiler_.compile(job); }
+
+  std::unique_ptr<LoadedModule> load(const Binary& binary, const std::string& entry) override {
+    const RuntimeApi& api = device_api("load a stub");
+    if (binary.format != "amdgpu-code-object") {
+      throw BackendError("the HIP backend cannot load a '" + binary.format + "' binary");
+    }
+    select_device(api);
+    return std::make_unique<HipModule>(api, binary.bytes, entry);
+  }
+
+  void launch(const LoadedModule& module, const LaunchParams& lp, const void* args, std::size_t,
+              StreamState* stream) override {
+    const RuntimeApi& api = device_api("launch");
+    unsigned grid[3];
+    for (int p = 0; p < 3; ++p) {
+      // The planner keeps grid * block below 2^32 per dimension (HIP's work-item
+      // count is a uint32); a dispatch that does not is refused, never wrapped.
+      const std::uint64_t work_items = lp.grid[p] * std::uint64_t(lp.block[p]);
+      if (lp.grid[p] == 0 || lp.block[p] == 0 || work_items > 0xFFFFFFFFull) {
+        throw BackendError("hip: dispatch of " + std::to_string(lp.grid[p]) + " groups of " +
+                           std::to_string(lp.block[p]) + " threads along " + "xyz"[p] +
+                           " exceeds HIP's 2^32 work-items per dimension");
+      }
+      grid[p] = static_cast<unsigned>(lp.grid[p]);
+    }
+    select_device(api);
+    // Both entry parameters are passed by value; HIP copies them from these
+    // addresses using the sizes in the code object's metadata.
+    LaunchParams params = lp;
+    void* kernel_params[] = {const_cast<void*>(args), &params};
+    check(api,
+          api.ModuleLaunchKernel(static_cast<const HipModule&>(module).function(), grid[0], grid[1],
+                                 grid[2], lp.block[0], lp.block[1], lp.block[2], 0,
+                                 stream_of(stream), kernel_params, nullptr),
+          "hipModuleLaunchKernel");
+  }
+
+  void* allocate(std::size_t bytes) override {
+    const RuntimeApi& api = device_api("allocate memory");
+    select_device(api);
+    void* pointer = nullptr;
+    check(api, api.Malloc(&pointer, std::max<std::size_t>(bytes, 1)),
+          ("hipMalloc(" + std::to_string(bytes) + " bytes)").c_str());
+    return pointer;
+  }
+  void deallocate(void* pointer) noexcept override {
+    if (!device_ || !pointer) return;
+    if (runtime_->api.Free(pointer) != hip_success) logger().warn("hip: hipFree failed");
+  }
+
+  void copy_to_device(void* device, const void* host, std::size_t bytes,
+                      StreamState* stream) override {
+    copy_to_device_async(device, host, bytes, stream);
+    wait(stream);
+  }
+  void copy_to_host(void* host, const void* device, std::size_t bytes,
+                    StreamState* stream) override {
+    copy_to_host_async(host, device, bytes, stream);
+    wait(stream);
+  }
+  void copy_to_device_async(void* device, const void* host, std::size_t bytes,
+                            StreamState* stream) override {
+    const RuntimeApi& api = device_api("copy to the device");
+    select_device(api);
+    check(api, api.MemcpyAsync(device, host, bytes, memcpy_host_to_device, stream_of(stream)),
+          "hipMemcpyAsync(host to device)");
+  }
+  void copy_to_host_async(void* host, const void* device, std::size_t bytes,
+                          StreamState* stream) override {
+    const RuntimeApi& api = device_api("copy from the device");
+    select_device(api);
+    check(api, api.MemcpyAsync(host, device, bytes, memcpy_device_to_host, stream_of(stream)),
+          "hipMemcpyAsync(device to host)");
+  }
+
+  std::shared_ptr<StreamState> create_stream() override {
+    // A compile-only runtime still has a default stream: one with nothing to do.
+    if (!device_) return std::make_shared<IdleStream>();
+    select_device(runtime_->api);
+    return std::make_shared<HipStream>(runtime_->api);
+  }
+  void synchronize() override {
+    if (!device_) return;
+    select_device(runtime_->api);
+    check(runtime_->api, runtime_->api.DeviceSynchronize(), "hipDeviceSynchronize");
+  }
+
+ private:
+  class IdleStream final : public StreamState {
+   public:
+    void synchronize() override {}
+  };
+
+  const RuntimeApi& device_api(const char* action) const {
+    if (!device_) {
+      throw BackendError("hip: cannot " + std::string(action) +
+                         ": the backend is compile-only for " + compiler_.target_id() +
+                         " (STUBJIT_HIP_ARCH) because " + no_device_);
+    }
+    return runtime_->api;
+  }
+
+  // HIP's current device is per thread, and launches come from any thread.
+  void select_device(const RuntimeApi& api) const {
+    check(api, api.SetDevice(device_->index), "hipSetDevice");
+  }
+
+  static hipStream_t stream_of(StreamState* stream) {
+    auto* hip_stream = dynamic_cast<HipStream*>(stream);
+    return hip_stream ? hip_stream->handle() : nullptr;  // nullptr: HIP's null stream
+  }
+
+  void wait(StreamState* stream) const {
+    const RuntimeApi& api = runtime_->api;
+    check(api, api.StreamSynchronize(stream_of(stream)), "hipStreamSynchronize");
+  }
+
+  HiprtcCompiler compiler_;
+  const RuntimeLibrary* runtime_;
+  std::optional<HipDeviceInfo> device_;
+  std::string no_device_;
+  DeviceLimits limits_;
+};
+
+// Why no device can be used, or the device.
+std::optional<HipDeviceInfo> find_device(const RuntimeLibrary* runtime, int index,
+                                         std::string& reason) {
+  if (!runtime) return std::nullopt;
+  const int count = count_devices(runtime->api, reason);
+  if (count == 0) return std::nullopt;
+  if (index < 0 || index >= count) {
+    reason = "device " + std::to_string(index) + " requested, the HIP runtime sees " +
+             std::to_string(count);
+    return std::nullopt;
+  }
+  return query_device(runtime->api, index);
+}
+
+}  // namespace
+
+BackendProbe open_hip_backend(const BackendConfig& config) {
+  BackendProbe probe;
+  try {
+    std::string no_device;
+    const RuntimeLibrary* runtime = hip::runtime_library(no_device);
+    std::optional<HipDeviceInfo> device = find_device(runtime, config.device, no_device);
+    const std::string arch = env_or("STUBJIT_HIP_ARCH", "");
+    if (device) {
+      if (!arch.empty() && processor_of(arch) != processor_of(device->target_id)) {
+        logger().warn("hip: STUBJIT_HIP_ARCH={} ignored: device {} is {}", arch, device->index,
+                      device->target_id);
+      }
+      HiprtcCompiler compiler(device->target_id);
+      probe.backend = std::make_unique<HipBackend>(std::move(compiler), runtime, std::move(device),
+                                                   std::string());
+    } else if (arch.empty()) {
+      probe.reason = no_device;
+    } else if (!config.named) {
+      probe.reason = no_device + " (STUBJIT_HIP_ARCH=" + arch +
+                     " compiles without a GPU only when the hip backend is named)";
+    } else {
+      probe.backend =
+          std::make_unique<HipBackend>(HiprtcCompiler(arch), nullptr, std::nullopt, no_device);
+    }
+  } catch (const std::exception& error) {
+    probe.backend.reset();
+    probe.reason = error.what();
+  }
+  return probe;
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,187 @@
+#include "backends/hip/hip_library.hpp"
+
+#include <dlfcn.h>
+
+#include <mutex>
+
+#include "runtime/env.hpp"
+#include "runtime/log.hpp"
+
+namespace stubjit::detail::hip {
+namespace {
+
+std::vector<std::string> with_rocm_dirs(const std::vector<std::string>& names) {
+  std::vector<std::string> candidates = names;
+  std::vector<std::string> dirs;
+  const std::string rocm_path = env_or("ROCM_PATH", "");
+  if (!rocm_path.empty()) dirs.push_back(rocm_path + "/lib/");
+  dirs.push_back("/opt/rocm/lib/");
+  for (const std::string& dir : dirs)
+    for (const std::string& name : names) candidates.push_back(dir + name);
+  return candidates;
+}
+
+// hipRTC compiles through libamd_comgr, which carries its own clang and links its
+// own LLVM. stubjit's CPU backend brings libclang-cpp (LLVM 14) into the global
+// symbol scope, and that library exports unversioned instances of LLVM templates
+// (pass models, vtables): comgr, loaded by the HIP library with plain dlopen, binds
+// to those and crashes inside the first hipRTC compile (seen with Debian's ROCm 5.2
+// and LLVM 14). Opening comgr first with RTLD_DEEPBIND makes its own definitions win;
+// the HIP library's later dlopen of the same soname then gets this instance.
+void preload_comgr_isolated() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (const std::string& candidate :
+         with_rocm_dirs({"libamd_comgr.so.3", "libamd_comgr.so.2"})) {
+      if (::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NODELETE)) {
+        logger().debug("hip: loaded {} with its own symbol scope", candidate);
+      }
+    }
+  });
+}
+
+// Opens each candidate until one defines every symbol `resolve` asks for.
+template <class Resolve>
+void* open_first(const std::vector<std::string>& candidates, const char* what, std::string& reason,
+                 std::string& file, Resolve&& resolve) {
+  preload_comgr_isolated();
+  std::string tried;
+  for (const std::string& candidate : candidates) {
+    void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!handle) {
+      const char* error = ::dlerror();
+      // A missing file is the common case: name it only.
+      const std::string text = error ? error : "cannot open";
+      tried += "\n    " + candidate +
+               (text.find("No such file") != std::string::npos ? ": not found" : ": " + text);
+      continue;
+    }
+    std::string missing;
+    resolve(handle, missing);
+    if (missing.empty()) {
+      file = candidate;
+      return handle;
+    }
+    tried += "\n    " + candidate + ": lacks " + missing;
+    ::dlclose(handle);
+  }
+  reason = std::string(what) + " not found; tried:" + tried;
+  return nullptr;
+}
+
+template <class F>
+void bind(void* handle, const char* name, F& function, std::string& missing) {
+  function = reinterpret_cast<F>(::dlsym(handle, name));
+  if (!function && missing.empty()) missing = name;
+}
+
+void resolve_rtc(void* handle, RtcApi& api, std::string& missing) {
+  bind(handle, "hiprtcGetErrorString", api.GetErrorString, missing);
+  bind(handle, "hiprtcVersion", api.Version, missing);
+  bind(handle, "hiprtcCreateProgram", api.CreateProgram, missing);
+  bind(handle, "hiprtcDestroyProgram", api.DestroyProgram, missing);
+  bind(handle, "hiprtcCompileProgram", api.CompileProgram, missing);
+  bind(handle, "hiprtcGetProgramLogSize", api.GetProgramLogSize, missing);
+  bind(handle, "hiprtcGetProgramLog", api.GetProgramLog, missing);
+  bind(handle, "hiprtcGetCodeSize", api.GetCodeSize, missing);
+  bind(handle, "hiprtcGetCode", api.GetCode, missing);
+}
+
+void resolve_runtime(void* handle, RuntimeApi& api, std::string& missing) {
+  bind(handle, "hipGetErrorName", api.GetErrorName, missing);
+  bind(handle, "hipGetErrorString", api.GetErrorString, missing);
+  bind(handle, "hipRuntimeGetVersion", api.RuntimeGetVersion, missing);
+  bind(handle, "hipInit", api.Init, missing);
+  bind(handle, "hipGetDeviceCount", api.GetDeviceCount, missing);
+  bind(handle, "hipSetDevice", api.SetDevice, missing);
+  bind(handle, "hipDeviceGetAttribute", api.DeviceGetAttribute, missing);
+  bind(handle, "hipDeviceSynchronize", api.DeviceSynchronize, missing);
+  bind(handle, "hipMalloc", api.Malloc, missing);
+  bind(handle, "hipFree", api.Free, missing);
+  bind(handle, "hipMemcpyAsync", api.MemcpyAsync, missing);
+  bind(handle, "hipStreamCreate", api.StreamCreate, missing);
+  bind(handle, "hipStreamDestroy", api.StreamDestroy, missing);
+  bind(handle, "hipStreamSynchronize", api.StreamSynchronize, missing);
+  bind(handle, "hipModuleLoadData", api.ModuleLoadData, missing);
+  bind(handle, "hipModuleUnload", api.ModuleUnload, missing);
+  bind(handle, "hipModuleGetFunction", api.ModuleGetFunction, missing);
+  bind(handle, "hipModuleLaunchKernel", api.ModuleLaunchKernel, missing);
+  // ROCm 6 renamed the entry when hipDeviceProp_t changed layout; the old name
+  // keeps the ROCm 5 layout.
+  std::string absent;
+  bind(handle, "hipGetDevicePropertiesR0600", api.GetDeviceProperties, absent);
+  api.properties_layout_r0600 = api.GetDeviceProperties != nullptr;
+  if (!api.GetDeviceProperties)
+    bind(handle, "hipGetDeviceProperties", api.GetDeviceProperties, missing);
+}
+
+}  // namespace
+
+std::vector<std::string> default_hiprtc_candidates() {
+  return with_rocm_dirs(
+      {"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so", "libamdhip64.so.5", "libamdhip64.so"});
+}
+
+std::vector<std::string> default_runtime_candidates() {
+  return with_rocm_dirs(
+      {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"});
+}
+
+std::string runtime_version_text(int version) {
+  return std::to_string(version / 10000000) + "." + std::to_string(version / 100000 % 100) + "." +
+         std::to_string(version % 100000);
+}
+
+std::optional<RuntimeLibrary> open_runtime(const std::vector<std::string>& candidates,
+                                           std::string& reason) {
+  RuntimeLibrary library;
+  void* handle = open_first(candidates, "the HIP runtime", reason, library.file,
+                            [&](void* h, std::string& missing) {
+                              library.api = RuntimeApi{};
+                              resolve_runtime(h, library.api, missing);
+                            });
+  if (!handle) return std::nullopt;
+  if (library.api.RuntimeGetVersion(&library.version) != hip_success) library.version = 0;
+  return library;
+}
+
+std::optional<RtcLibrary> open_hiprtc(const std::vector<std::string>& candidates,
+                                      std::string& reason) {
+  RtcLibrary library;
+  void* handle =
+      open_first(candidates, "hipRTC", reason, library.file, [&](void* h, std::string& missing) {
+        library.api = RtcApi{};
+        resolve_rtc(h, library.api, missing);
+      });
+  if (!handle) return std::nullopt;
+  // ROCm 5's hiprtcVersion answers 0.0; the runtime it lives in knows its version.
+  int major = 0, minor = 0;
+  if (library.api.Version(&major, &minor) == hiprtc_success && (major || minor)) {
+    library.version = std::to_string(major) + "." + std::to_string(minor);
+  }
+  using RuntimeGetVersion = hipError_t (*)(int*);
+  if (auto get = reinterpret_cast<RuntimeGetVersion>(::dlsym(handle, "hipRuntimeGetVersion"))) {
+    int version = 0;
+    if (get(&version) == hip_success && version > 0)
+      library.version = runtime_version_text(version);
+  }
+  return library;
+}
+
+const RtcLibrary* hiprtc_library(std::string& reason) {
+  static std::string failure;
+  static const std::optional<RtcLibrary> library =
+      open_hiprtc(default_hiprtc_candidates(), failure);
+  reason = failure;
+  return library ? &*library : nullptr;
+}
+
+const RuntimeLibrary* runtime_library(std::string& reason) {
+  static std::string failure;
+  static const std::optional<RuntimeLibrary> library =
+      open_runtime(default_runtime_candidates(), failure);
+  reason = failure;
+  return library ? &*library : nullptr;
+}
+
+}  // namespace stubjit::detail::hip

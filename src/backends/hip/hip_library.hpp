@@ -1,0 +1,49 @@
+// Finding and opening hipRTC and the HIP runtime at run time (nothing of ROCm is
+// needed to build or run stubjit). Two layouts exist:
+//   ROCm <= 5.x: hipRTC lives inside the runtime, libamdhip64.so.5;
+//   ROCm >= 6:   a separate libhiprtc.so.6 / .7 next to libamdhip64.so.6 / .7.
+// Libraries, once opened, stay open for the life of the process: the HIP runtime
+// starts threads and registers exit handlers that do not survive dlclose.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/hip/hip_api.hpp"
+
+namespace stubjit::detail::hip {
+
+struct RtcLibrary {
+  RtcApi api;
+  std::string file;     // the candidate that opened, e.g. "libamdhip64.so.5"
+  std::string version;  // "5.2.21153", or "" when neither hiprtcVersion nor the runtime says
+};
+
+struct RuntimeLibrary {
+  RuntimeApi api;
+  std::string file;
+  int version = 0;  // hipRuntimeGetVersion: major * 10^7 + minor * 10^5 + patch
+};
+
+// Where to look, in order: names go through the dynamic loader's search path, then
+// $ROCM_PATH/lib and /opt/rocm/lib.
+std::vector<std::string> default_hiprtc_candidates();
+std::vector<std::string> default_runtime_candidates();
+
+// Opens the first candidate that loads and defines every symbol needed. On failure
+// returns nullopt and sets `reason` to what was tried and why each failed.
+std::optional<RtcLibrary> open_hiprtc(const std::vector<std::string>& candidates,
+                                      std::string& reason);
+std::optional<RuntimeLibrary> open_runtime(const std::vector<std::string>& candidates,
+                                           std::string& reason);
+
+// The process-wide libraries from the default candidates, opened on first use.
+// nullptr when not available; `reason` then says why (the same every call).
+const RtcLibrary* hiprtc_library(std::string& reason);
+const RuntimeLibrary* runtime_library(std::string& reason);
+
+// "5.2.21153" from hipRuntimeGetVersion's 50221153.
+std::string runtime_version_text(int version);
+
+}  // namespace stubjit::detail::hip

@@ -1,0 +1,44 @@
+// RAII owners of HIP runtime objects: a loaded code object with its entry, and a
+// stream.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/hip/hip_api.hpp"
+
+namespace stubjit::detail::hip {
+
+class HipModule final : public LoadedModule {
+ public:
+  // hipModuleLoadData + hipModuleGetFunction; throws BackendError.
+  HipModule(const RuntimeApi& api, const std::vector<char>& code_object, const std::string& entry);
+  ~HipModule() override;
+  HipModule(const HipModule&) = delete;
+  HipModule& operator=(const HipModule&) = delete;
+
+  hipFunction_t function() const { return function_; }
+
+ private:
+  const RuntimeApi& api_;
+  hipModule_t module_ = nullptr;
+  hipFunction_t function_ = nullptr;
+};
+
+class HipStream final : public StreamState {
+ public:
+  explicit HipStream(const RuntimeApi& api);  // hipStreamCreate; throws BackendError
+  ~HipStream() override;
+  HipStream(const HipStream&) = delete;
+  HipStream& operator=(const HipStream&) = delete;
+
+  void synchronize() override;
+  hipStream_t handle() const { return stream_; }
+
+ private:
+  const RuntimeApi& api_;
+  hipStream_t stream_ = nullptr;
+};
+
+}  // namespace stubjit::detail::hip

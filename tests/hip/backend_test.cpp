@@ -1,0 +1,204 @@
+// Opening the HIP backend: unavailable with the reason when hipRTC, the runtime or a
+// device is missing; compile-only for STUBJIT_HIP_ARCH when named and no AMD GPU is
+// present (and then never chosen automatically); library search reports what it tried.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "backends/hip/hip_backend.hpp"
+#include "backends/hip/hip_device.hpp"
+#include "backends/hip/hip_library.hpp"
+#include "codegen/stub_request.hpp"
+#include "common/elf_symbols.hpp"
+#include "common/kernels.hpp"
+#include "hip/hip_test_support.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+// Sets (or, with nullptr, unsets) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      ::setenv(name, value, 1);
+    else
+      ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_.empty())
+      ::unsetenv(name_);
+    else
+      ::setenv(name_, old_.c_str(), 1);
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+};
+
+// These tests are about a machine without an AMD GPU.
+bool amd_gpu_present() {
+  std::string reason;
+  const hip::RuntimeLibrary* runtime = hip::runtime_library(reason);
+  return runtime && hip::count_devices(runtime->api, reason) > 0;
+}
+
+#define SKIP_WITH_AMD_GPU() \
+  if (amd_gpu_present()) GTEST_SKIP() << "an AMD GPU is present: the HIP backend opens with it"
+
+TEST(HipBackend, WithoutGpuOrArchItIsUnavailableWithTheReason) {
+  SKIP_WITH_AMD_GPU();
+  ScopedEnv arch("STUBJIT_HIP_ARCH", nullptr);
+  for (bool named : {false, true}) {
+    BackendConfig config;
+    config.named = named;
+    const BackendProbe probe = open_hip_backend(config);
+    EXPECT_FALSE(probe.backend);
+    EXPECT_FALSE(probe.reason.empty());
+    std::string runtime_reason;
+    if (hip::runtime_library(runtime_reason)) {
+      EXPECT_NE(probe.reason.find("no AMD GPU"), std::string::npos) << probe.reason;
+    } else {
+      EXPECT_NE(probe.reason.find("not found"), std::string::npos) << probe.reason;
+    }
+  }
+}
+
+TEST(HipBackend, ArchWithoutNamingTheBackendIsNotEnough) {
+  SKIP_WITH_AMD_GPU();
+  ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx90a");
+  const BackendProbe probe = open_hip_backend(BackendConfig{});
+  EXPECT_FALSE(probe.backend);
+  EXPECT_NE(probe.reason.find("named"), std::string::npos) << probe.reason;
+}
+
+TEST(HipBackend, NamedWithArchOpensCompileOnly) {
+  SKIP_WITH_AMD_GPU();
+  STUBJIT_REQUIRE_HIPRTC();
+  ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx1030");
+  BackendConfig config;
+  config.named = true;
+  BackendProbe probe = open_hip_backend(config);
+  ASSERT_TRUE(probe.backend) << probe.reason;
+  Backend& backend = *probe.backend;
+  EXPECT_STREQ(backend.name(), "hip");
+  EXPECT_EQ(backend.dialect(), Dialect::hip);
+  EXPECT_EQ(backend.target_id(), "gfx1030");
+  EXPECT_TRUE(backend.prefers_index32());
+  EXPECT_EQ(backend.limits().warp_size, 32u);
+  EXPECT_EQ(backend.limits().max_threads_per_dim, std::uint64_t(1) << 32);
+  EXPECT_NE(backend.device_description().find("compile-only"), std::string::npos);
+  EXPECT_EQ(backend.compiler_id().rfind("hiprtc ", 0), 0u);
+
+  // Compiles like a backend with a device...
+  const KernelSource kernel = test::saxpy_kernel();
+  StubRequest request;
+  request.dialect = Dialect::hip;
+  request.mode = Mode::spread;
+  request.rank = 2;
+  request.kernel = &kernel;
+  request.bindings = test::e2e_bindings(kernel);
+  request.max_threads_per_group = 256;
+  const GeneratedStub stub = generate_stub(request);
+  const std::vector<std::string> none;
+  const Binary binary =
+      backend.compile({stub.source, stub.file_name, stub.entry, kernel.name, none});
+  const auto elf = test::read_elf(binary.bytes);
+  ASSERT_TRUE(elf);
+  EXPECT_TRUE(elf->defines(stub.entry));
+
+  // ...but whatever needs a device says why it cannot.
+  try {
+    backend.allocate(16);
+    FAIL() << "allocated without a device";
+  } catch (const BackendError& error) {
+    EXPECT_NE(std::string(error.what()).find("compile-only"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("gfx1030"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(backend.load(binary, stub.entry), BackendError);
+  EXPECT_THROW(backend.copy_to_device(nullptr, nullptr, 0, nullptr), BackendError);
+  EXPECT_NO_THROW(backend.create_stream()->synchronize());
+  EXPECT_NO_THROW(backend.synchronize());
+}
+
+TEST(HipBackend, MalformedArchIsTheReason) {
+  SKIP_WITH_AMD_GPU();
+  STUBJIT_REQUIRE_HIPRTC();
+  ScopedEnv arch("STUBJIT_HIP_ARCH", "sm_90");
+  BackendConfig config;
+  config.named = true;
+  const BackendProbe probe = open_hip_backend(config);
+  EXPECT_FALSE(probe.backend);
+  EXPECT_NE(probe.reason.find("sm_90"), std::string::npos) << probe.reason;
+}
+
+TEST(HipBackend, RuntimeNamedHipCompilesStubsWithoutAGpu) {
+  SKIP_WITH_AMD_GPU();
+  STUBJIT_REQUIRE_HIPRTC();
+  ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx90a");
+  RuntimeOptions options;
+  options.backend = "hip";
+  options.disk_cache = false;
+  Runtime runtime(options);
+  EXPECT_EQ(runtime.backend_name(), "hip");
+  EXPECT_EQ(runtime.target_id(), "gfx90a");
+  EXPECT_EQ(runtime.limits().warp_size, 64u);
+  EXPECT_THROW(runtime.allocate<float>({4}), BackendError);
+}
+
+TEST(HipBackend, AutomaticSelectionNeverPicksCompileOnly) {
+  SKIP_WITH_AMD_GPU();
+  ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx90a");
+  ScopedEnv backend("STUBJIT_BACKEND", nullptr);
+  RuntimeOptions options;
+  options.disk_cache = false;
+  Runtime runtime(options);
+  EXPECT_NE(runtime.backend_name(), "hip");
+  for (const BackendStatus& status : Runtime::probe_backends()) {
+    if (status.name == "hip") {
+      EXPECT_FALSE(status.available) << status.detail;
+    }
+  }
+}
+
+TEST(HipLibrary, MissingLibrariesAreReportedWithEveryPathTried) {
+  std::string reason;
+  EXPECT_FALSE(
+      hip::open_hiprtc({"libstubjit-no-such-hiprtc.so.9", "/nonexistent/libhiprtc.so"}, reason));
+  EXPECT_NE(reason.find("hipRTC not found"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("libstubjit-no-such-hiprtc.so.9: not found"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("/nonexistent/libhiprtc.so: not found"), std::string::npos) << reason;
+  EXPECT_FALSE(hip::open_runtime({"libstubjit-no-such-amdhip64.so.9"}, reason));
+  EXPECT_NE(reason.find("the HIP runtime not found"), std::string::npos) << reason;
+}
+
+TEST(HipLibrary, ALibraryWithoutTheSymbolsIsSkippedWithTheFirstMissingOne) {
+  std::string reason;
+  EXPECT_FALSE(hip::open_hiprtc({"libm.so.6"}, reason));
+  EXPECT_NE(reason.find("libm.so.6: lacks hiprtcGetErrorString"), std::string::npos) << reason;
+  EXPECT_FALSE(hip::open_runtime({"libm.so.6"}, reason));
+  EXPECT_NE(reason.find("libm.so.6: lacks hipGetErrorName"), std::string::npos) << reason;
+}
+
+TEST(HipLibrary, DefaultSearchCoversBothRocmLayouts) {
+  const std::vector<std::string> rtc = hip::default_hiprtc_candidates();
+  auto has = [](const std::vector<std::string>& list, const std::string& name) {
+    for (const std::string& entry : list)
+      if (entry == name) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(rtc, "libhiprtc.so.6"));
+  EXPECT_TRUE(has(rtc, "libhiprtc.so.7"));
+  EXPECT_TRUE(has(rtc, "libamdhip64.so.5"));
+  EXPECT_TRUE(has(rtc, "/opt/rocm/lib/libhiprtc.so.6"));
+  EXPECT_TRUE(has(hip::default_runtime_candidates(), "libamdhip64.so.6"));
+  EXPECT_TRUE(has(hip::default_runtime_candidates(), "libamdhip64.so.5"));
+  EXPECT_EQ(hip::runtime_version_text(50221153), "5.2.21153");
+  EXPECT_EQ(hip::runtime_version_text(60443483), "6.4.43483");
+}
+
+}  // namespace
+}  // namespace stubjit::detail

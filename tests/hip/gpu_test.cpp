@@ -1,0 +1,251 @@
+// End to end on an AMD GPU through the shared library: every mode x rank 1..8 under
+// small forced limits visits each index exactly once, a 200000-row rank-2 domain,
+// equality with the CPU backend for the shared test kernels, streams, and compile
+// errors. Without an AMD GPU every test skips with the reason; none passes without
+// running.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+
+#include "common/kernels.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace stubjit {
+namespace {
+
+// A runtime on the AMD GPU, or the reason there is none. STUBJIT_HIP_ARCH is cleared
+// so that a compile-only backend cannot stand in for a device.
+std::optional<Runtime> hip_runtime(std::string& reason,
+                                   std::optional<DeviceLimits> limits = std::nullopt) {
+  ::unsetenv("STUBJIT_HIP_ARCH");
+  RuntimeOptions options;
+  options.backend = "hip";
+  options.disk_cache = false;
+  options.limits = limits;
+  try {
+    return Runtime(options);
+  } catch (const BackendError& error) {
+    reason = error.what();
+    return std::nullopt;
+  }
+}
+
+#define HIP_RUNTIME_OR_SKIP(name, ...)                                              \
+  std::string name##_reason;                                                        \
+  std::optional<Runtime> name##_holder = hip_runtime(name##_reason, ##__VA_ARGS__); \
+  if (!name##_holder) GTEST_SKIP() << "no AMD GPU: " << name##_reason;              \
+  Runtime& name = *name##_holder
+
+// Small limits: at most 3 groups per dimension of at most 4 x 2 x 2 threads.
+DeviceLimits tiny_limits() {
+  DeviceLimits limits;
+  limits.max_grid = {3, 3, 3};
+  limits.max_block = {4, 2, 2};
+  limits.max_threads_per_block = 16;
+  limits.warp_size = 64;
+  limits.preferred_block.spread = {4, 2, 1};
+  limits.preferred_block.direct = {{{4, 1, 1}, {4, 2, 1}, {2, 2, 2}}};
+  return limits;
+}
+
+// Non-negative logical indices; sizes chosen to overflow one tiny dispatch.
+Domain domain_of_rank(int rank) {
+  const std::vector<Dim> all = {Dim{3, 7, 2}, Dim{0, 5, 1},  Dim{10, 4, -3}, Dim{0, 3, 1},
+                                Dim{1, 2, 5}, Dim{5, 3, -1}, Dim{0, 2, 1},   Dim{1, 2, 2}};
+  return Domain(std::vector<Dim>(all.begin(), all.begin() + rank));
+}
+
+struct Case {
+  int rank;
+  Mode mode;
+};
+
+class HipForcedModes : public ::testing::TestWithParam<Case> {};
+
+TEST_P(HipForcedModes, EveryIndexOnceWithItsOwnIndex) {
+  const Case c = GetParam();
+  HIP_RUNTIME_OR_SKIP(runtime, tiny_limits());
+  Kernel count = runtime.kernel(test::visit_counter_kernel());
+  Kernel write = runtime.kernel(test::index_writer_kernel());
+  const Domain domain = domain_of_rank(c.rank);
+  std::vector<std::int64_t> extents;
+  for (const Dim& d : domain.dims()) extents.push_back(std::max(d.first, d.at(d.count - 1)) + 3);
+  Field visits = runtime.allocate<std::int32_t>(extents);
+  Field codes = runtime.allocate<std::int64_t>(extents);
+  visits.copy_from(std::vector<std::int32_t>(static_cast<std::size_t>(visits.size()), 0));
+  codes.copy_from(std::vector<std::int64_t>(static_cast<std::size_t>(codes.size()), -1));
+
+  LaunchOptions forced;
+  forced.mode = c.mode;
+  const LaunchSummary summary = count.launch(forced, domain, visits);
+  write.launch(forced, domain, codes);
+  EXPECT_EQ(summary.mode, c.mode);
+  if (c.mode == Mode::multi && c.rank >= 2) {
+    EXPECT_GT(summary.dispatches, 1u);
+  }
+
+  std::vector<std::int32_t> expected(static_cast<std::size_t>(visits.size()), 0);
+  std::vector<std::int64_t> expected_codes(static_cast<std::size_t>(codes.size()), -1);
+  for (std::int64_t n = 0; n < domain.size(); ++n) {
+    std::int64_t rest = n;
+    std::vector<std::int64_t> logical(static_cast<std::size_t>(c.rank));
+    for (int d = c.rank - 1; d >= 0; --d) {
+      logical[static_cast<std::size_t>(d)] = domain[d].at(rest % domain[d].count);
+      rest /= domain[d].count;
+    }
+    std::int64_t offset = 0;
+    for (int d = 0; d < c.rank; ++d)
+      offset = offset * extents[static_cast<std::size_t>(d)] + logical[static_cast<std::size_t>(d)];
+    ++expected[static_cast<std::size_t>(offset)];
+    expected_codes[static_cast<std::size_t>(offset)] = test::index_code(logical);
+  }
+  ASSERT_EQ(visits.to_vector<std::int32_t>(), expected);
+  ASSERT_EQ(codes.to_vector<std::int64_t>(), expected_codes);
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (int rank = 1; rank <= 8; ++rank) {
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      // direct and spread need one dispatch: only small domains fit tiny limits.
+      if (mode == Mode::direct && rank > 1) continue;
+      if (mode == Mode::spread && domain_of_rank(rank).size() > 27 * 8) continue;
+      cases.push_back({rank, mode});
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllRanks, HipForcedModes, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return std::string(name_of(info.param.mode)) + "_rank" +
+                                  std::to_string(info.param.rank);
+                         });
+
+TEST(HipGpu, Rank2DomainWith200000Rows) {
+  HIP_RUNTIME_OR_SKIP(runtime);
+  Kernel write = runtime.kernel(test::index_writer_kernel());
+  const std::vector<std::int64_t> extents = {200000, 3};
+  Field out = runtime.allocate<std::int64_t>(extents);
+  out.copy_from(std::vector<std::int64_t>(600000, -1));
+  write.launch(Domain{200000, 3}, out);
+  const std::vector<std::int64_t> host = out.to_vector<std::int64_t>();
+  for (std::int64_t row = 0; row < 200000; ++row)
+    for (std::int64_t col = 0; col < 3; ++col)
+      ASSERT_EQ(host[static_cast<std::size_t>(row * 3 + col)], test::index_code({row, col}));
+}
+
+// The same launches on the CPU backend and on the GPU give the same fields.
+TEST(HipGpu, SharedKernelsMatchTheCpuBackend) {
+  HIP_RUNTIME_OR_SKIP(gpu);
+  RuntimeOptions cpu_options;
+  cpu_options.backend = "cpu";
+  cpu_options.disk_cache = false;
+  Runtime cpu(cpu_options);
+  const std::vector<std::int64_t> extents = {37, 29, 5};
+  const std::size_t n = 37 * 29 * 5;
+  const Domain domain{37, 29, 5};
+
+  std::vector<double> x(n), table(11);
+  std::vector<std::int32_t> k(n);
+  std::vector<std::int64_t> xi(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = std::sin(double(i)) * 100.0;
+    k[i] = static_cast<std::int32_t>(i * 7919 % 1000);
+    xi[i] = static_cast<std::int64_t>(i % 97) - 40;
+  }
+  std::iota(table.begin(), table.end(), 3.0);
+
+  struct Results {
+    std::vector<double> mixed, rows;
+    std::vector<std::int32_t> looked_up;
+    std::vector<std::int64_t> total;
+  };
+  auto run = [&](Runtime& runtime) {
+    Results r;
+    Field fx = runtime.allocate<double>(extents), fk = runtime.allocate<std::int32_t>(extents);
+    Field fz = runtime.allocate<double>(extents);
+    fx.copy_from(x);
+    fk.copy_from(k);
+    fz.copy_from(std::vector<double>(n, 0.0));
+    runtime.kernel(test::mixed_types_kernel())
+        .launch(domain, 0.5, std::int32_t(-3), std::uint32_t(0xF0), std::int64_t(1) << 40, fx, fk,
+                fz);
+    r.mixed = fz.to_vector<double>();
+
+    Field matrix = runtime.allocate<double>({37 * 29, 5});
+    Field totals = runtime.allocate<double>({37 * 29});
+    matrix.copy_from(x);
+    runtime.kernel(test::row_sum_kernel()).launch(Domain{37 * 29}, matrix, totals);
+    r.rows = totals.to_vector<double>();
+
+    Field ftable = runtime.allocate<std::int32_t>({11}),
+          fout = runtime.allocate<std::int32_t>(extents);
+    ftable.copy_from(std::vector<std::int32_t>(table.begin(), table.end()));
+    runtime.kernel(test::lookup_kernel()).launch(domain, ftable, fk, fout);
+    r.looked_up = fout.to_vector<std::int32_t>();
+
+    Field fxi = runtime.allocate<std::int64_t>(extents),
+          ftotal = runtime.allocate<std::int64_t>({});
+    fxi.copy_from(xi);
+    ftotal.copy_from(std::vector<std::int64_t>{0});
+    runtime.kernel(test::sum_kernel()).launch(domain, fxi, ftotal);
+    r.total = ftotal.to_vector<std::int64_t>();
+    return r;
+  };
+  const Results on_cpu = run(cpu);
+  const Results on_gpu = run(gpu);
+  EXPECT_EQ(on_gpu.looked_up, on_cpu.looked_up);
+  EXPECT_EQ(on_gpu.total, on_cpu.total);
+  ASSERT_EQ(on_gpu.mixed.size(), on_cpu.mixed.size());
+  for (std::size_t i = 0; i < n; ++i) ASSERT_DOUBLE_EQ(on_gpu.mixed[i], on_cpu.mixed[i]) << i;
+  // Summation order is the same (one activity sums its row), contraction may differ.
+  for (std::size_t i = 0; i < on_cpu.rows.size(); ++i)
+    ASSERT_NEAR(on_gpu.rows[i], on_cpu.rows[i], 1e-9 * (1 + std::fabs(on_cpu.rows[i]))) << i;
+}
+
+TEST(HipGpu, SaxpyOnAStream) {
+  HIP_RUNTIME_OR_SKIP(runtime);
+  Stream stream = runtime.create_stream();
+  Kernel saxpy = runtime.kernel(test::saxpy_kernel());
+  const std::size_t n = 1 << 20;
+  std::vector<float> hx(n), hy(n);
+  std::iota(hx.begin(), hx.end(), 0.0f);
+  std::iota(hy.begin(), hy.end(), 5.0f);
+  Field x = runtime.allocate<float>({std::int64_t(n)});
+  Field y = runtime.allocate<float>({std::int64_t(n)});
+  x.copy_from(hx);
+  y.copy_from(hy);
+  LaunchOptions on_stream;
+  on_stream.stream = &stream;
+  saxpy.launch(on_stream, Domain{std::int64_t(n)}, 2.0f, x, y);
+  stream.synchronize();
+  const std::vector<float> out = y.to_vector<float>();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0f * hx[i] + hy[i]) << i;
+}
+
+TEST(HipGpu, DeviceIsDescribedWithItsTarget) {
+  HIP_RUNTIME_OR_SKIP(runtime);
+  EXPECT_EQ(runtime.backend_name(), "hip");
+  EXPECT_EQ(runtime.target_id().rfind("gfx", 0), 0u) << runtime.target_id();
+  EXPECT_TRUE(runtime.limits().warp_size == 32 || runtime.limits().warp_size == 64);
+  EXPECT_EQ(runtime.limits().max_threads_per_dim, std::uint64_t(1) << 32);
+}
+
+TEST(HipGpu, CompileErrorNamesTheBodyLine) {
+  HIP_RUNTIME_OR_SKIP(runtime);
+  Kernel broken =
+      runtime.kernel({"broken", {inout<float>("y")}, "y = 1;\ny = undefined_name;", "", {}});
+  Field y = runtime.allocate<float>({8});
+  try {
+    broken.launch(Domain{8}, y);
+    FAIL() << "compiled an undefined name";
+  } catch (const CompileError& error) {
+    EXPECT_NE(error.log().find("broken.body:2:"), std::string::npos) << error.log();
+  }
+}
+
+}  // namespace
+}  // namespace stubjit
