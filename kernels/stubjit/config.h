@@ -33,6 +33,19 @@ STUBJIT_HD I min_of(I a, I b) {
   return a < b ? a : b;
 }
 
+// Checks one slot of a stub's packed-argument struct against the host's layout:
+// its offset where the compiler can tell (NVRTC has no offsetof) and its size. Slots
+// are whole multiples of 8 bytes, so sizes that add up to the struct's size (which
+// every stub checks too) leave no room for padding and pin the offsets as well.
+#if defined(__CUDACC_RTC__)
+#define STUBJIT_CHECK_SLOT(type, member, offset, size) \
+  static_assert(sizeof(type::member) == (size), "stubjit: argument layout mismatch")
+#else
+#define STUBJIT_CHECK_SLOT(type, member, offset, size)                                          \
+  static_assert(__builtin_offsetof(type, member) == (offset) && sizeof(type::member) == (size), \
+                "stubjit: argument layout mismatch")
+#endif
+
 }  // namespace stubjit
 
 #endif  // STUBJIT_CONFIG_H

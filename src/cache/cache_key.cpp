@@ -32,7 +32,7 @@ CacheKey make_cache_key(const KernelIdentity& kernel, const StubVariant& variant
        << "block " << kernel.block << '\n'
        << "variant " << name_of(variant.mode) << " r" << variant.rank << " i" << variant.index_bits;
   for (Binding b : variant.bindings) text << ' ' << name_of(b);
-  text << " bounds " << variant.max_threads_per_group;
+  text << " bounds " << variant.max_threads_per_group << " warp " << variant.warp_size;
   text << '\n'
        << "backend " << toolchain.backend << '\n'
        << "target " << toolchain.target << '\n'

@@ -35,6 +35,7 @@ struct StubVariant {
   int index_bits = 64;
   std::vector<Binding> bindings;
   std::uint32_t max_threads_per_group = 0;  // GPU launch bounds; 0 for the CPU
+  std::uint32_t warp_size = 0;              // GPU: STUBJIT_WARP_SIZE in the stub; 0 for the CPU
 };
 
 struct CacheKey {

@@ -65,6 +65,9 @@ class DialectEmitter {
   virtual const char* function_qualifiers() const = 0;
   // Extension of the file the stub is compiled as.
   virtual const char* file_extension() const = 0;
+  // Written before the user's code, so the body may use it (e.g. the constants the
+  // host planned with); nothing by default.
+  virtual void emit_preamble(const StubContext&) const {}
   virtual void emit_entry(const StubContext& context) const = 0;
 };
 

@@ -19,11 +19,27 @@ class GpuDialect final : public DialectEmitter {
   const char* function_qualifiers() const override { return "static __device__ __forceinline__"; }
   const char* file_extension() const override { return dialect_ == Dialect::cuda ? ".cu" : ".hip"; }
 
+  // The limits the host planned with, as constants the body may use (e.g. to size
+  // a __shared__ array per group): the most threads a group of this stub has, which
+  // is also its __launch_bounds__, and the warp size. Both are part of the stub's
+  // cache key, so a stub never meets a plan made with other numbers.
+  void emit_preamble(const StubContext& context) const override {
+    SourceWriter& out = context.out();
+    const StubRequest& request = context.request();
+    if (request.max_threads_per_group != 0) {
+      out.line(
+          0, "#define STUBJIT_MAX_GROUP_THREADS " + std::to_string(request.max_threads_per_group));
+    }
+    if (request.warp_size != 0) {
+      out.line(0, "#define STUBJIT_WARP_SIZE " + std::to_string(request.warp_size));
+    }
+  }
+
   void emit_entry(const StubContext& context) const override {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
     const std::uint32_t bound = context.request().max_threads_per_group;
-    const std::string bounds = bound ? "__launch_bounds__(" + std::to_string(bound) + ") " : "";
+    const std::string bounds = bound ? "__launch_bounds__(STUBJIT_MAX_GROUP_THREADS) " : "";
     out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
                     "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
     out.line(0, "{");

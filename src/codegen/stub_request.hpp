@@ -25,6 +25,8 @@ struct StubRequest {
   // GPU dialects: the most threads per group the planner will use with this stub
   // (becomes __launch_bounds__); 0 for none.
   std::uint32_t max_threads_per_group = 0;
+  // GPU dialects: the warp size the planner assumed (STUBJIT_WARP_SIZE); 0 for none.
+  std::uint32_t warp_size = 0;
 };
 
 struct GeneratedStub {

@@ -250,8 +250,10 @@ void emit_args_struct(const StubContext& context) {
                   ", \"stubjit: argument layout mismatch\");");
   for (std::size_t i = 0; i < signature.size(); ++i) {
     if (request.bindings[i] == Binding::index) continue;
-    out.line(0, "static_assert(__builtin_offsetof(stubjit_args_t, " + signature[i].name + ") == " +
-                    std::to_string(layout.offset[i]) + ", \"stubjit: argument layout mismatch\");");
+    out.line(0, "STUBJIT_CHECK_SLOT(stubjit_args_t, " + signature[i].name + ", " +
+                    std::to_string(layout.offset[i]) + ", " +
+                    std::to_string(slot_size(signature[i], request.bindings[i], request.rank)) +
+                    ");");
   }
   out.raw("\n");
 }
@@ -285,6 +287,7 @@ GeneratedStub generate_stub(const StubRequest& request) {
                   name_of(request.dialect) + ", mode " + name_of(request.mode) + ", rank " +
                   std::to_string(request.rank) + ", index i" + std::to_string(request.index_bits));
   out.line(0, "// bindings: " + describe_bindings(request));
+  dialect.emit_preamble(context);
   emit_user_code(context, dialect, stub.file_name);
   emit_args_struct(context);
   dialect.emit_entry(context);

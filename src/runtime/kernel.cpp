@@ -24,6 +24,7 @@ StubRequest stub_request(const KernelState& kernel, const StubVariant& variant) 
   request.kernel = &kernel.source;
   request.bindings = variant.bindings;
   request.max_threads_per_group = variant.max_threads_per_group;
+  request.warp_size = variant.warp_size;
   return request;
 }
 
@@ -121,6 +122,7 @@ Prepared prepare(const KernelState& kernel, const Domain& domain, const Arg* arg
   if (runtime.backend->dialect() != Dialect::cpp) {
     prepared.variant.max_threads_per_group =
         max_group_threads(runtime.limits, kernel.source.block, prepared.plan.mode, domain.rank());
+    prepared.variant.warp_size = runtime.limits.warp_size;
   }
   return prepared;
 }

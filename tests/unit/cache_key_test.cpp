@@ -53,6 +53,7 @@ TEST(CacheKey, EveryComponentChangesTheKey) {
             v.bindings[1] = Binding::broadcast;
           },
           [](KernelSource&, StubVariant& v, ToolchainIdentity&) { v.max_threads_per_group = 256; },
+          [](KernelSource&, StubVariant& v, ToolchainIdentity&) { v.warp_size = 64; },
           [](KernelSource&, StubVariant&, ToolchainIdentity& t) { t.backend = "cuda"; },
           [](KernelSource&, StubVariant&, ToolchainIdentity& t) { t.target = "sm_90"; },
           [](KernelSource&, StubVariant&, ToolchainIdentity& t) { t.compiler = "clang 15.0.7"; },

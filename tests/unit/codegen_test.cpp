@@ -34,6 +34,7 @@ StubRequest request(const KernelSource& kernel, Dialect dialect, Mode mode, int 
   r.kernel = &kernel;
   r.bindings = std::move(bindings);
   r.max_threads_per_group = dialect == Dialect::cpp ? 0 : 256;
+  r.warp_size = dialect == Dialect::cpp ? 0 : 32;
   return r;
 }
 
@@ -141,8 +142,9 @@ TEST(Codegen, ArgumentLayoutIsAssertedInTheStub) {
           .source;
   // scalar 8 bytes; each rank-2 field slot 8 + 2*16.
   EXPECT_NE(s.find("sizeof(stubjit_args_t) == 88"), std::string::npos);
-  EXPECT_NE(s.find("__builtin_offsetof(stubjit_args_t, x) == 8"), std::string::npos);
-  EXPECT_NE(s.find("__builtin_offsetof(stubjit_args_t, y) == 48"), std::string::npos);
+  EXPECT_NE(s.find("STUBJIT_CHECK_SLOT(stubjit_args_t, a, 0, 8);"), std::string::npos);
+  EXPECT_NE(s.find("STUBJIT_CHECK_SLOT(stubjit_args_t, x, 8, 40);"), std::string::npos);
+  EXPECT_NE(s.find("STUBJIT_CHECK_SLOT(stubjit_args_t, y, 48, 40);"), std::string::npos);
 }
 
 TEST(Codegen, GpuEntryHasLaunchBoundsAndReadOnlyRestrict) {
@@ -151,7 +153,13 @@ TEST(Codegen, GpuEntryHasLaunchBoundsAndReadOnlyRestrict) {
       generate_stub(request(k, Dialect::cuda, Mode::direct, 1,
                             {Binding::scalar, Binding::projection, Binding::projection}))
           .source;
-  EXPECT_NE(s.find("extern \"C\" __global__ void __launch_bounds__(256) stubjit_saxpy_direct_r1("),
+  // One number for the bounds and the constant the body sees.
+  EXPECT_NE(s.find("\n#define STUBJIT_MAX_GROUP_THREADS 256\n"), std::string::npos);
+  EXPECT_NE(s.find("\n#define STUBJIT_WARP_SIZE 32\n"), std::string::npos);
+  // Before the user's code, which may use them.
+  EXPECT_LT(s.find("#define STUBJIT_WARP_SIZE"), s.find("y = a * x + y;"));
+  EXPECT_NE(s.find("extern \"C\" __global__ void __launch_bounds__(STUBJIT_MAX_GROUP_THREADS) "
+                   "stubjit_saxpy_direct_r1("),
             std::string::npos);
   EXPECT_NE(s.find("const float* STUBJIT_RESTRICT stubjit_a1_x"), std::string::npos);
   EXPECT_NE(s.find("#define STUBJIT_RESTRICT __restrict__"), std::string::npos);
