@@ -30,7 +30,9 @@ std::unique_ptr<Backend> select_backend(const RuntimeOptions& options) {
   if (!wanted.empty()) {
     for (const BackendEntry& entry : backend_registry()) {
       if (wanted != entry.name) continue;
-      BackendProbe probe = entry.open(config);
+      BackendConfig named = config;
+      named.named = true;
+      BackendProbe probe = entry.open(named);
       if (!probe.backend)
         throw BackendError("backend '" + wanted + "' is not available: " + probe.reason);
       return std::move(probe.backend);

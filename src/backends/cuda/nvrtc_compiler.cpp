@@ -1,0 +1,80 @@
+#include "backends/cuda/nvrtc_compiler.hpp"
+
+#include "backends/cuda/nvrtc_log.hpp"
+#include "runtime/log.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+// Destroys an NVRTC program however compile() leaves.
+class ProgramGuard {
+ public:
+  ProgramGuard(const NvrtcLibrary& nvrtc, cuda::nvrtcProgram program)
+      : nvrtc_(nvrtc), program_(program) {}
+  ~ProgramGuard() { nvrtc_.destroy_program(&program_); }
+  ProgramGuard(const ProgramGuard&) = delete;
+  ProgramGuard& operator=(const ProgramGuard&) = delete;
+
+ private:
+  const NvrtcLibrary& nvrtc_;
+  cuda::nvrtcProgram program_;
+};
+
+std::string program_log(const NvrtcLibrary& nvrtc, cuda::nvrtcProgram program) {
+  std::size_t size = 0;
+  if (nvrtc.get_program_log_size(program, &size) != cuda::NVRTC_SUCCESS || size <= 1) return {};
+  std::string log(size, '\0');
+  if (nvrtc.get_program_log(program, log.data()) != cuda::NVRTC_SUCCESS) return {};
+  log.resize(size - 1);  // the size counts the terminating NUL
+  return log;
+}
+
+std::vector<char> program_output(const NvrtcLibrary& nvrtc, cuda::nvrtcProgram program, bool ptx) {
+  std::size_t size = 0;
+  cuda::nvrtcResult r = (ptx ? nvrtc.get_ptx_size : nvrtc.get_cubin_size)(program, &size);
+  std::vector<char> bytes(size);
+  if (r == cuda::NVRTC_SUCCESS) r = (ptx ? nvrtc.get_ptx : nvrtc.get_cubin)(program, bytes.data());
+  if (r != cuda::NVRTC_SUCCESS || bytes.empty()) {
+    throw BackendError(std::string("NVRTC produced no ") + (ptx ? "PTX" : "CUBIN") + ": " +
+                       nvrtc.describe(r));
+  }
+  return bytes;
+}
+
+}  // namespace
+
+NvrtcCompiler::NvrtcCompiler(std::shared_ptr<const NvrtcLibrary> nvrtc, CudaTarget target)
+    : nvrtc_(std::move(nvrtc)), target_(std::move(target)) {}
+
+std::vector<std::string> NvrtcCompiler::options(const CompileJob& job) const {
+  std::vector<std::string> options = {target_.nvrtc_option(), "-std=c++17", "-default-device"};
+  options.insert(options.end(), job.options.begin(), job.options.end());
+  return options;
+}
+
+Binary NvrtcCompiler::compile(const CompileJob& job) const {
+  const NvrtcLibrary& nvrtc = *nvrtc_;
+  cuda::nvrtcProgram program = nullptr;
+  if (const cuda::nvrtcResult r = nvrtc.create_program(&program, job.source.c_str(),
+                                                       job.file_name.c_str(), 0, nullptr, nullptr);
+      r != cuda::NVRTC_SUCCESS) {
+    throw BackendError("nvrtcCreateProgram failed for " + job.file_name + ": " + nvrtc.describe(r));
+  }
+  ProgramGuard guard(nvrtc, program);
+  const std::vector<std::string> strings = options(job);
+  std::vector<const char*> pointers;
+  pointers.reserve(strings.size());
+  for (const std::string& option : strings) pointers.push_back(option.c_str());
+  const cuda::nvrtcResult result =
+      nvrtc.compile_program(program, static_cast<int>(pointers.size()), pointers.data());
+  const std::string log = normalize_nvrtc_log(program_log(nvrtc, program));
+  if (result != cuda::NVRTC_SUCCESS) {
+    throw CompileError(job.kernel, log.empty() ? "NVRTC failed: " + nvrtc.describe(result) : log,
+                       job.source);
+  }
+  if (!log.empty()) logger().debug("NVRTC diagnostics for {}:\n{}", job.file_name, log);
+  return Binary{target_.ptx ? "ptx" : "cubin", program_output(nvrtc, program, target_.ptx)};
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,84 @@
+#include "backends/cuda/nvrtc_library.hpp"
+
+#include <algorithm>
+
+#include "runtime/env.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+
+std::string NvrtcLibrary::describe(cuda::nvrtcResult result) const {
+  const char* name = get_error_string ? get_error_string(result) : nullptr;
+  return std::string(name ? name : "NVRTC error") + " (" + std::to_string(result) + ")";
+}
+
+std::string NvrtcLibrary::id() const {
+  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+}
+
+bool NvrtcLibrary::supports(int arch) const {
+  return std::binary_search(supported_archs.begin(), supported_archs.end(), arch);
+}
+
+std::vector<std::string> nvrtc_candidates(const std::string& override_path) {
+  if (!override_path.empty()) return {override_path};
+  const std::vector<std::string> sonames = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
+                                            "libnvrtc.so.11.1", "libnvrtc.so.11.0"};
+  std::vector<std::string> dirs;
+  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
+    const std::string root = env_or(variable, "");
+    if (!root.empty()) dirs.push_back(root + "/lib64");
+  }
+  dirs.push_back("/usr/local/cuda/lib64");
+  std::vector<std::string> candidates = sonames;
+  for (const std::string& dir : dirs)
+    for (const std::string& soname : sonames) candidates.push_back(dir + "/" + soname);
+  return candidates;
+}
+
+std::shared_ptr<const NvrtcLibrary> load_nvrtc() {
+  const std::string override_path = env_or("STUBJIT_NVRTC_PATH", "");
+  std::string why;
+  auto library = SharedLibrary::open_first(nvrtc_candidates(override_path), why);
+  if (!library) {
+    throw BackendError(override_path.empty()
+                           ? "NVRTC not found (set STUBJIT_NVRTC_PATH to libnvrtc.so): " + why
+                           : "cannot load NVRTC from STUBJIT_NVRTC_PATH: " + why);
+  }
+  auto nvrtc = std::make_shared<NvrtcLibrary>();
+  std::string missing;
+  library->resolve(nvrtc->get_error_string, "nvrtcGetErrorString", missing);
+  library->resolve(nvrtc->version, "nvrtcVersion", missing);
+  library->resolve(nvrtc->get_num_supported_archs, "nvrtcGetNumSupportedArchs", missing);
+  library->resolve(nvrtc->get_supported_archs, "nvrtcGetSupportedArchs", missing);
+  library->resolve(nvrtc->create_program, "nvrtcCreateProgram", missing);
+  library->resolve(nvrtc->destroy_program, "nvrtcDestroyProgram", missing);
+  library->resolve(nvrtc->compile_program, "nvrtcCompileProgram", missing);
+  library->resolve(nvrtc->get_program_log_size, "nvrtcGetProgramLogSize", missing);
+  library->resolve(nvrtc->get_program_log, "nvrtcGetProgramLog", missing);
+  library->resolve(nvrtc->get_cubin_size, "nvrtcGetCUBINSize", missing);
+  library->resolve(nvrtc->get_cubin, "nvrtcGetCUBIN", missing);
+  library->resolve(nvrtc->get_ptx_size, "nvrtcGetPTXSize", missing);
+  library->resolve(nvrtc->get_ptx, "nvrtcGetPTX", missing);
+  if (!missing.empty()) {
+    throw BackendError(library->name() + " is not a usable NVRTC (11.1 or newer); missing " +
+                       missing);
+  }
+  if (const cuda::nvrtcResult r = nvrtc->version(&nvrtc->major, &nvrtc->minor);
+      r != cuda::NVRTC_SUCCESS) {
+    throw BackendError(library->name() + ": nvrtcVersion failed: " + nvrtc->describe(r));
+  }
+  int count = 0;
+  if (nvrtc->get_num_supported_archs(&count) == cuda::NVRTC_SUCCESS && count > 0) {
+    nvrtc->supported_archs.resize(static_cast<std::size_t>(count));
+    if (nvrtc->get_supported_archs(nvrtc->supported_archs.data()) != cuda::NVRTC_SUCCESS)
+      nvrtc->supported_archs.clear();
+    std::sort(nvrtc->supported_archs.begin(), nvrtc->supported_archs.end());
+  }
+  if (nvrtc->supported_archs.empty())
+    throw BackendError(library->name() + " reports no supported GPU architectures");
+  nvrtc->library = std::move(library);
+  return nvrtc;
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,50 @@
+// NVRTC, loaded at run time.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/cuda_api.hpp"
+#include "backends/cuda/shared_library.hpp"
+
+namespace stubjit::detail {
+
+struct NvrtcLibrary {
+  std::shared_ptr<SharedLibrary> library;
+  int major = 0;
+  int minor = 0;
+  std::vector<int> supported_archs;  // compute capabilities as 10*major+minor, ascending
+
+  cuda::nvrtcGetErrorString_t get_error_string = nullptr;
+  cuda::nvrtcVersion_t version = nullptr;
+  cuda::nvrtcGetNumSupportedArchs_t get_num_supported_archs = nullptr;
+  cuda::nvrtcGetSupportedArchs_t get_supported_archs = nullptr;
+  cuda::nvrtcCreateProgram_t create_program = nullptr;
+  cuda::nvrtcDestroyProgram_t destroy_program = nullptr;
+  cuda::nvrtcCompileProgram_t compile_program = nullptr;
+  cuda::nvrtcGetSize_t get_program_log_size = nullptr;
+  cuda::nvrtcGetBytes_t get_program_log = nullptr;
+  cuda::nvrtcGetSize_t get_cubin_size = nullptr;
+  cuda::nvrtcGetBytes_t get_cubin = nullptr;
+  cuda::nvrtcGetSize_t get_ptx_size = nullptr;
+  cuda::nvrtcGetBytes_t get_ptx = nullptr;
+
+  // "NVRTC_ERROR_COMPILATION (6)".
+  std::string describe(cuda::nvrtcResult result) const;
+  // e.g. "nvrtc 13.0".
+  std::string id() const;
+  bool supports(int arch) const;
+};
+
+// Where NVRTC is looked for, in order: only `override_path` when it is not empty
+// (STUBJIT_NVRTC_PATH); else the versioned names libnvrtc.so.13, .12, .11.2, .11.1,
+// .11.0 through the dynamic linker's search path, then the same names under
+// $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64.
+std::vector<std::string> nvrtc_candidates(const std::string& override_path);
+
+// Opens NVRTC from nvrtc_candidates($STUBJIT_NVRTC_PATH) and resolves what stubjit
+// uses. Throws BackendError naming every place tried and why it failed.
+std::shared_ptr<const NvrtcLibrary> load_nvrtc();
+
+}  // namespace stubjit::detail
