@@ -15,6 +15,7 @@ namespace stubjit {
 namespace detail {
 class RuntimeState;
 }
+class Stream;
 
 enum class Layout : std::uint8_t { row_major, column_major };
 
@@ -66,12 +67,34 @@ class STUBJIT_API Field {
   void copy_from_bytes(const void* host, std::size_t bytes);
   void copy_to_bytes(void* host, std::size_t bytes) const;
 
+  // The same copies queued on `stream` (of this field's runtime), in order with the
+  // launches on it: they may return before the copy is done, so `host` must stay
+  // valid (and, for copy_from_async, unchanged) until stream.synchronize(). With
+  // pageable host memory the GPU backends may still copy synchronously; the CPU
+  // backend always does. FieldError for a null stream or one of another runtime.
+  template <class T>
+  void copy_from_async(const T* host, std::size_t count, const Stream& stream) {
+    check_host_type(element_type_v<T>, count);
+    copy_from_bytes_async(host, count * sizeof(T), stream);
+  }
+  template <class T>
+  void copy_to_async(T* host, std::size_t count, const Stream& stream) const {
+    check_host_type(element_type_v<T>, count);
+    copy_to_bytes_async(host, count * sizeof(T), stream);
+  }
+  void copy_from_bytes_async(const void* host, std::size_t bytes, const Stream& stream);
+  void copy_to_bytes_async(void* host, std::size_t bytes, const Stream& stream) const;
+
   // The runtime whose backend owns the memory (identity only).
   const detail::RuntimeState* owner() const noexcept { return runtime_.get(); }
 
  private:
   friend class Runtime;
   void check_host_type(ElementType host_type, std::size_t count) const;
+  // Everything a copy of `bytes` needs: a dense field of that size (and writable
+  // when `into`).
+  void check_copy(std::size_t bytes, bool into) const;
+  void check_stream(const Stream& stream) const;
 
   std::shared_ptr<detail::RuntimeState> runtime_;
   std::shared_ptr<void> memory_;  // empty for wrapped memory

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "runtime/runtime_state.hpp"
+#include "stubjit/kernel.hpp"
 #include "stubjit/runtime.hpp"
 
 namespace stubjit {
@@ -78,25 +79,43 @@ void Field::check_host_type(ElementType host_type, std::size_t count) const {
   }
 }
 
-void Field::copy_from_bytes(const void* host, std::size_t bytes) {
-  if (!*this) throw FieldError("copy into a null field");
-  if (!writable_) throw FieldError("copy into a read-only field");
+void Field::check_copy(std::size_t bytes, bool into) const {
+  if (!*this) throw FieldError(into ? "copy into a null field" : "copy from a null field");
+  if (into && !writable_) throw FieldError("copy into a read-only field");
   if (!dense()) throw FieldError("copies need a dense field (strides without gaps)");
   if (bytes != static_cast<std::size_t>(size_) * size_of(type_)) {
-    throw FieldError("copy of " + std::to_string(bytes) + " bytes into a field of " +
+    throw FieldError("copy of " + std::to_string(bytes) + " bytes " + (into ? "into" : "from") +
+                     " a field of " +
                      std::to_string(static_cast<std::size_t>(size_) * size_of(type_)) + " bytes");
   }
+}
+
+void Field::check_stream(const Stream& stream) const {
+  if (!stream) throw FieldError("asynchronous copy on a null stream");
+  if (stream.owner() != runtime_.get())
+    throw FieldError("asynchronous copy on a stream of another runtime than the field's");
+}
+
+void Field::copy_from_bytes(const void* host, std::size_t bytes) {
+  check_copy(bytes, true);
   if (bytes) runtime_->backend->copy_to_device(data_, host, bytes, runtime_->default_stream.get());
 }
 
 void Field::copy_to_bytes(void* host, std::size_t bytes) const {
-  if (!*this) throw FieldError("copy from a null field");
-  if (!dense()) throw FieldError("copies need a dense field (strides without gaps)");
-  if (bytes != static_cast<std::size_t>(size_) * size_of(type_)) {
-    throw FieldError("copy of " + std::to_string(bytes) + " bytes from a field of " +
-                     std::to_string(static_cast<std::size_t>(size_) * size_of(type_)) + " bytes");
-  }
+  check_copy(bytes, false);
   if (bytes) runtime_->backend->copy_to_host(host, data_, bytes, runtime_->default_stream.get());
+}
+
+void Field::copy_from_bytes_async(const void* host, std::size_t bytes, const Stream& stream) {
+  check_copy(bytes, true);
+  check_stream(stream);
+  if (bytes) runtime_->backend->copy_to_device_async(data_, host, bytes, stream.state());
+}
+
+void Field::copy_to_bytes_async(void* host, std::size_t bytes, const Stream& stream) const {
+  check_copy(bytes, false);
+  check_stream(stream);
+  if (bytes) runtime_->backend->copy_to_host_async(host, data_, bytes, stream.state());
 }
 
 Field Runtime::allocate(ElementType type, const std::vector<std::int64_t>& extents, Layout layout) {
