@@ -159,7 +159,7 @@ std::unique_ptr<Backend> open_device_backend(const BackendConfig& config,
   }
   CudaDeviceInfo device = query_cuda_device(*driver, config.device);
   const std::string arch = env_or("STUBJIT_CUDA_ARCH", "");
-  if (!arch.empty() && parse_cuda_arch(arch).sm() != device.arch.sm()) {
+  if (!arch.empty() && arch != device.arch.sm()) {
     logger().warn("STUBJIT_CUDA_ARCH={} ignored: device {} is {}", arch, config.device,
                   device.arch.sm());
   }
