@@ -1,0 +1,149 @@
+// On a CUDA GPU: every kernel of tests/common/kernels.hpp gives the CPU backend's
+// results for the same inputs, in every mode.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "common/kernels.hpp"
+#include "cuda/gpu_support.hpp"
+
+namespace stubjit {
+namespace {
+
+RuntimeOptions cpu() {
+  RuntimeOptions options;
+  options.backend = "cpu";
+  return options;
+}
+
+template <class T>
+std::vector<T> pattern(std::size_t n, int seed) {
+  std::vector<T> values(n);
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = static_cast<T>(static_cast<std::int64_t>((i * 7919 + seed * 104729) % 2003) - 1000);
+  return values;
+}
+
+template <class T>
+Field field_with(Runtime& runtime, const std::vector<std::int64_t>& extents,
+                 const std::vector<T>& values) {
+  Field field = runtime.allocate<T>(extents);
+  field.copy_from(values);
+  return field;
+}
+
+// Runs `launch` on both backends; `result` reads the output of each.
+template <class T>
+void expect_same(const std::function<Field(Runtime&, std::optional<Mode>)>& launch) {
+  CUDA_RUNTIME_OR_SKIP(gpu, RuntimeOptions{});
+  Runtime host(cpu());
+  const std::vector<T> expected = launch(host, std::nullopt).template to_vector<T>();
+  for (std::optional<Mode> mode : {std::optional<Mode>{}, std::optional<Mode>{Mode::spread},
+                                   std::optional<Mode>{Mode::multi}}) {
+    const std::vector<T> got = launch(*gpu, mode).template to_vector<T>();
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if constexpr (std::is_floating_point_v<T>) {
+        // Both sides may contract a*x+y into one fused multiply-add, or not.
+        ASSERT_NEAR(got[i], expected[i], 1e-6 * (1 + std::abs(expected[i])))
+            << "element " << i << (mode ? std::string(" mode ") + name_of(*mode) : "");
+      } else {
+        ASSERT_EQ(got[i], expected[i])
+            << "element " << i << (mode ? std::string(" mode ") + name_of(*mode) : "");
+      }
+    }
+  }
+}
+
+LaunchOptions with_mode(std::optional<Mode> mode) {
+  LaunchOptions options;
+  options.mode = mode;
+  return options;
+}
+
+TEST(CudaMatchesCpu, Saxpy2D) {
+  const std::int64_t rows = 300, cols = 517;
+  const auto n = static_cast<std::size_t>(rows * cols);
+  expect_same<float>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel saxpy = runtime.kernel(test::saxpy_kernel());
+    Field x = field_with(runtime, {rows, cols}, pattern<float>(n, 1));
+    Field y = field_with(runtime, {rows, cols}, pattern<float>(n, 2));
+    saxpy.launch(with_mode(mode), Domain{rows, cols}, 0.75f, x, y);
+    return y;
+  });
+}
+
+TEST(CudaMatchesCpu, MixedTypesRank3ColumnMajor) {
+  const std::vector<std::int64_t> extents = {13, 17, 19};
+  const std::size_t n = 13 * 17 * 19;
+  expect_same<double>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel mixed = runtime.kernel(test::mixed_types_kernel());
+    Field x = runtime.allocate<double>(extents, Layout::column_major);
+    x.copy_from(pattern<double>(n, 3));
+    Field k = field_with(runtime, extents, pattern<std::int32_t>(n, 4));
+    Field z = field_with(runtime, extents, std::vector<double>(n, 0.0));
+    mixed.launch(with_mode(mode), Domain{13, 17, 19}, 1.5, std::int32_t(-7), std::uint32_t(0xff),
+                 std::int64_t(1) << 40, x, k, z);
+    return z;
+  });
+}
+
+TEST(CudaMatchesCpu, RowSumsByPartialProjection) {
+  const std::int64_t rows = 1000, cols = 37;
+  expect_same<double>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel row_sum = runtime.kernel(test::row_sum_kernel());
+    Field m = field_with(runtime, {rows, cols},
+                         pattern<double>(static_cast<std::size_t>(rows * cols), 5));
+    Field totals = field_with(runtime, {rows}, std::vector<double>(rows, 0.0));
+    row_sum.launch(with_mode(mode), Domain{rows}, m, totals);
+    return totals;
+  });
+}
+
+TEST(CudaMatchesCpu, LookupThroughABroadcastTable) {
+  expect_same<std::int32_t>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel lookup = runtime.kernel(test::lookup_kernel());
+    Field table = field_with(runtime, {5}, std::vector<std::int32_t>{10, 20, 30, 40, 50});
+    std::vector<std::int32_t> keys(1000);
+    for (std::size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<std::int32_t>(i * 3);
+    Field k = field_with(runtime, {1000}, keys);
+    Field out = field_with(runtime, {1000}, std::vector<std::int32_t>(1000, 0));
+    lookup.launch(with_mode(mode), Domain{1000}, table, k, out);
+    return out;
+  });
+}
+
+TEST(CudaMatchesCpu, SumIntoABroadcastScalarField) {
+  const std::int64_t n = 100003;
+  expect_same<std::int64_t>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel sum = runtime.kernel(test::sum_kernel());
+    Field x = field_with(runtime, {n}, pattern<std::int64_t>(static_cast<std::size_t>(n), 6));
+    Field total = field_with(runtime, {}, std::vector<std::int64_t>{0});
+    sum.launch(with_mode(mode), Domain{n}, x, total);
+    return total;
+  });
+}
+
+TEST(CudaMatchesCpu, IndexCodesRank5) {
+  const std::vector<std::int64_t> extents = {4, 6, 5, 3, 7};
+  expect_same<std::int64_t>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel write = runtime.kernel(test::index_writer_kernel());
+    Field out = field_with(runtime, extents, std::vector<std::int64_t>(4 * 6 * 5 * 3 * 7, -1));
+    write.launch(with_mode(mode), Domain::loops({{0, 3}, {1, 5, 2}, {4, 0, -1}, {0, 2}, {0, 6, 3}}),
+                 out);
+    return out;
+  });
+}
+
+TEST(CudaMatchesCpu, VisitCountsOverAStridedDomain) {
+  expect_same<std::int32_t>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel count = runtime.kernel(test::visit_counter_kernel());
+    Field visits = field_with(runtime, {50, 60}, std::vector<std::int32_t>(3000, 0));
+    count.launch(with_mode(mode), Domain::loops({{1, 49, 3}, {59, 0, -2}}), visits);
+    return visits;
+  });
+}
+
+}  // namespace
+}  // namespace stubjit

@@ -1,0 +1,178 @@
+// CPU-only: every stub of every test kernel, in every mode and rank, compiles with
+// NVRTC for sm_90 and sm_80 into a CUBIN that defines the stub's entry. Needs
+// libnvrtc only (no driver, no GPU); skips with the reason when NVRTC is absent.
+#include <gtest/gtest.h>
+
+#include "backends/cuda/nvrtc_compiler.hpp"
+#include "common/elf_symbols.hpp"
+#include "cuda/nvrtc_for_tests.hpp"
+#include "cuda/stub_cases.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+NvrtcCompiler compiler_for(const std::string& arch, bool ptx = false) {
+  return NvrtcCompiler(test::nvrtc_for_tests().library, CudaTarget{parse_cuda_arch(arch), ptx});
+}
+
+Binary compile(const NvrtcCompiler& compiler, const GeneratedStub& stub, const std::string& kernel,
+               const std::vector<std::string>& options = {}) {
+  return compiler.compile({stub.source, stub.file_name, stub.entry, kernel, options});
+}
+
+struct ArchCase {
+  std::string arch;
+  test::ModeRank at;
+};
+
+class EveryStub : public ::testing::TestWithParam<ArchCase> {};
+
+TEST_P(EveryStub, CompilesToACubinDefiningItsEntry) {
+  REQUIRE_NVRTC();
+  const ArchCase c = GetParam();
+  const NvrtcCompiler compiler = compiler_for(c.arch);
+  for (const KernelSource& kernel : test::all_kernels()) {
+    // The 32-bit index variant where the CUDA backend would pick it, the 64-bit
+    // one otherwise; alternate by rank so both are compiled in every mode.
+    const int bits = c.at.rank % 2 ? 32 : 64;
+    const GeneratedStub stub = generate_stub(test::cuda_request(kernel, c.at, bits));
+    Binary binary;
+    try {
+      binary = compile(compiler, stub, kernel.name);
+    } catch (const CompileError& error) {
+      FAIL() << stub.entry << " for " << c.arch << ":\n" << error.log();
+    }
+    EXPECT_EQ(binary.format, "cubin");
+    const auto elf = test::read_elf(binary.bytes);
+    ASSERT_TRUE(elf) << stub.entry << ": not an ELF image";
+    EXPECT_EQ(elf->machine, test::elf_machine_cuda) << stub.entry;
+    EXPECT_TRUE(elf->defines(stub.entry)) << stub.entry << " missing from its cubin";
+  }
+}
+
+std::vector<ArchCase> arch_cases() {
+  std::vector<ArchCase> cases;
+  for (const char* arch : {"sm_90", "sm_80"})
+    for (const test::ModeRank& at : test::every_mode_and_rank()) cases.push_back({arch, at});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Nvrtc, EveryStub, ::testing::ValuesIn(arch_cases()),
+                         [](const ::testing::TestParamInfo<ArchCase>& info) {
+                           return info.param.arch + "_" + name_of(info.param.at.mode) + "_r" +
+                                  std::to_string(info.param.at.rank);
+                         });
+
+TEST(NvrtcCompile, BothIndexWidthsOfOneStubCompile) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90");
+  const KernelSource kernel = test::index_writer_kernel();
+  for (int bits : {32, 64}) {
+    const GeneratedStub stub = generate_stub(test::cuda_request(kernel, {Mode::spread, 4}, bits));
+    EXPECT_NE(stub.source.find(bits == 32 ? "stubjit::Index<4, stubjit::i32>"
+                                          : "stubjit::Index<4, stubjit::i64>"),
+              std::string::npos);
+    const auto elf = test::read_elf(compile(compiler, stub, kernel.name).bytes);
+    ASSERT_TRUE(elf);
+    EXPECT_TRUE(elf->defines("stubjit_write_index_spread_r4"));
+  }
+}
+
+TEST(NvrtcCompile, PtxOptionGivesPtxForTheArchitecture) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90", /*ptx=*/true);
+  EXPECT_EQ(compiler.target().id(), "compute_90");
+  const KernelSource kernel = test::saxpy_kernel();
+  const GeneratedStub stub = generate_stub(test::cuda_request(kernel, {Mode::direct, 2}, 32));
+  const Binary binary = compile(compiler, stub, kernel.name);
+  EXPECT_EQ(binary.format, "ptx");
+  ASSERT_FALSE(binary.bytes.empty());
+  EXPECT_EQ(binary.bytes.back(), '\0');  // the driver loads PTX as a C string
+  const std::string ptx(binary.bytes.data());
+  EXPECT_NE(ptx.find(".target sm_90"), std::string::npos);
+  EXPECT_NE(ptx.find(".entry stubjit_saxpy_direct_r2("), std::string::npos);
+  EXPECT_NE(ptx.find(".maxntid 256"), std::string::npos);  // the launch bounds
+}
+
+TEST(NvrtcCompile, ErrorInTheBodyIsReportedAtTheBodysLine) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90");
+  const KernelSource kernel{"broken", {inout<float>("y")}, "y = 1;\ny = undefined_name;"};
+  const GeneratedStub stub =
+      generate_stub(test::cuda_request(kernel, {Mode::direct, 1}, 32, {Binding::projection}));
+  try {
+    compile(compiler, stub, kernel.name);
+    FAIL() << "compiled a body that uses an undefined name";
+  } catch (const CompileError& error) {
+    EXPECT_EQ(error.kernel(), "broken");
+    EXPECT_NE(
+        error.log().find("broken.body:2:5: error: identifier \"undefined_name\" is undefined"),
+        std::string::npos)
+        << error.log();
+    EXPECT_EQ(error.source(), stub.source);
+  }
+}
+
+TEST(NvrtcCompile, ErrorInTheHelpersIsReportedAtTheHelpersLine) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_80");
+  const KernelSource kernel{"helped",
+                            {inout<float>("y")},
+                            "y = twice(y);",
+                            "float twice(float v) {\n  return v * two;\n}"};
+  const GeneratedStub stub =
+      generate_stub(test::cuda_request(kernel, {Mode::spread, 3}, 64, {Binding::projection}));
+  try {
+    compile(compiler, stub, kernel.name);
+    FAIL();
+  } catch (const CompileError& error) {
+    EXPECT_NE(error.log().find("helped.helpers:2:14: error:"), std::string::npos) << error.log();
+  }
+}
+
+TEST(NvrtcCompile, HelpersWithoutQualifiersAreDeviceFunctions) {
+  REQUIRE_NVRTC();
+  // lookup's helper is a plain `static inline` function: -default-device makes it
+  // callable from the kernel.
+  const NvrtcCompiler compiler = compiler_for("sm_90");
+  const KernelSource kernel = test::lookup_kernel();
+  ASSERT_EQ(kernel.helpers.find("__device__"), std::string::npos);
+  const GeneratedStub stub = generate_stub(test::cuda_request(kernel, {Mode::direct, 1}, 32));
+  EXPECT_NO_THROW(compile(compiler, stub, kernel.name));
+}
+
+TEST(NvrtcCompile, ExtraOptionsReachNvrtc) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90");
+  const KernelSource kernel{
+      "opt", {inout<float>("y")}, "#ifndef STUBJIT_TEST_FLAG\n#error flag missing\n#endif\ny = 1;"};
+  const GeneratedStub stub =
+      generate_stub(test::cuda_request(kernel, {Mode::direct, 1}, 32, {Binding::projection}));
+  EXPECT_THROW(compile(compiler, stub, kernel.name), CompileError);
+  EXPECT_NO_THROW(compile(compiler, stub, kernel.name, {"-DSTUBJIT_TEST_FLAG"}));
+}
+
+TEST(NvrtcCompile, AnArchitectureNvrtcDoesNotKnowIsRefusedWhenCompiling) {
+  REQUIRE_NVRTC();
+  // sm_10 was never a target of any NVRTC.
+  const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
+                               CudaTarget{CudaArch{1, 0, ""}, false});
+  const KernelSource kernel = test::saxpy_kernel();
+  const GeneratedStub stub = generate_stub(test::cuda_request(kernel, {Mode::direct, 1}, 32));
+  EXPECT_THROW(compile(compiler, stub, kernel.name), Error);
+}
+
+TEST(NvrtcLibrary, ReportsItsVersionAndArchitectures) {
+  REQUIRE_NVRTC();
+  const NvrtcLibrary& library = *test::nvrtc_for_tests().library;
+  EXPECT_GE(library.major, 11);
+  EXPECT_EQ(library.id(),
+            "nvrtc " + std::to_string(library.major) + "." + std::to_string(library.minor));
+  EXPECT_TRUE(library.supports(80));
+  EXPECT_TRUE(library.supports(90));
+  EXPECT_FALSE(library.supports(10));
+}
+
+}  // namespace
+}  // namespace stubjit::detail
