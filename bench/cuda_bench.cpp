@@ -1,0 +1,422 @@
+// CUDA backend figures, each against a baseline measured in the same run
+// (bench/results/cuda.md holds them):
+//
+//   ColdCompile (no GPU needed): a launch that misses every cache, end to end through
+//     the public API (bind, plan, key, codegen, NVRTC, load), against raw NVRTC
+//     (create, compile, get CUBIN, destroy) on the same stub source and options.
+//     The two alternate within one benchmark; counters give their medians and the
+//     ratio (target <= 1.05). The runtime is the CUDA backend's compile-only mode
+//     (STUBJIT_CUDA_ARCH=sm_90), so the figure is the same with and without a GPU.
+//   HotLaunch (GPU): launch of a cached stub over one element against cuLaunchKernel
+//     of the same CUBIN with pre-packed parameters (target: <= 0.3 us more).
+//   Saxpy (GPU): 2^28 floats in each mode against a hand-written CUDA kernel compiled
+//     with NVRTC in the same run (target >= 0.97), and against device copy bandwidth.
+//
+// GPU benchmarks report an error and run nothing without a CUDA device.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+
+#include "backends/cuda/cuda_context.hpp"
+#include "backends/cuda/cuda_driver.hpp"
+#include "backends/cuda/nvrtc_compiler.hpp"
+#include "backends/cuda/nvrtc_library.hpp"
+#include "stubjit/launch.h"
+#include "stubjit/stubjit.hpp"
+
+namespace {
+
+using namespace stubjit;
+using Clock = std::chrono::steady_clock;
+
+KernelSource saxpy_source(const std::string& tag = "") {
+  return {"saxpy",
+          {scalar<float>("a"), in<float>("x"), inout<float>("y")},
+          "y = a * x + y;" + (tag.empty() ? "" : " // " + tag)};
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Sets an environment variable for the benchmark's lifetime.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (saved_)
+      ::setenv(name_, saved_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
+// Raw NVRTC: what an application without stubjit would call.
+std::vector<char> raw_nvrtc_cubin(const detail::NvrtcLibrary& nvrtc, const std::string& source,
+                                  const std::string& name,
+                                  const std::vector<std::string>& options) {
+  detail::cuda::nvrtcProgram program = nullptr;
+  nvrtc.create_program(&program, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  std::vector<const char*> pointers;
+  for (const std::string& option : options) pointers.push_back(option.c_str());
+  const auto result =
+      nvrtc.compile_program(program, static_cast<int>(pointers.size()), pointers.data());
+  std::size_t size = 0;
+  nvrtc.get_cubin_size(program, &size);
+  std::vector<char> cubin(size);
+  nvrtc.get_cubin(program, cubin.data());
+  nvrtc.destroy_program(&program);
+  if (result != detail::cuda::NVRTC_SUCCESS) throw std::runtime_error("raw NVRTC failed");
+  return cubin;
+}
+
+// One cold-compile case: a kernel (the tag makes its body new to every cache), its
+// domain and arguments. Fields wrap host buffers: the compile-only runtime never
+// touches their memory.
+struct ColdCase {
+  KernelSource (*source)(const std::string& tag);
+  Domain domain;
+  std::vector<std::vector<double>> buffers;
+  std::vector<Field> fields;
+  std::vector<Arg> args;
+};
+
+KernelSource mixed_source(const std::string& tag) {
+  return {
+      "mixed",
+      {scalar<double>("scale"), scalar<std::int32_t>("offset"), scalar<std::uint32_t>("mask"),
+       scalar<std::int64_t>("bias"), in<double>("x"), in<std::int32_t>("k"), inout<double>("z")},
+      "z = scale * x + offset + (k & (stubjit::i32)mask) + (double)bias; // " + tag};
+}
+
+// 0: saxpy over 256 x 256 (direct, rank 2, three parameters); 1: seven parameters of
+// mixed types over a rank-5 domain (spread).
+ColdCase cold_case(Runtime& runtime, std::int64_t which) {
+  ColdCase c{which == 0 ? [](const std::string& tag) { return saxpy_source(tag); } : mixed_source,
+             which == 0 ? Domain{256, 256} : Domain{6, 6, 6, 6, 6},
+             {},
+             {},
+             {}};
+  const std::vector<std::int64_t> extents(c.domain.dims().size(), which == 0 ? 256 : 6);
+  c.buffers.assign(3, std::vector<double>(1 << 16));
+  c.fields.reserve(3);  // args point at the fields
+  if (which == 0) {
+    c.fields.push_back(runtime.wrap(reinterpret_cast<const float*>(c.buffers[0].data()), extents));
+    c.fields.push_back(runtime.wrap(reinterpret_cast<float*>(c.buffers[1].data()), extents));
+    c.args = {2.0f, c.fields[0], c.fields[1]};
+  } else {
+    c.fields.push_back(runtime.wrap(static_cast<const double*>(c.buffers[0].data()), extents));
+    c.fields.push_back(
+        runtime.wrap(reinterpret_cast<const std::int32_t*>(c.buffers[1].data()), extents));
+    c.fields.push_back(runtime.wrap(c.buffers[2].data(), extents));
+    c.args = {1.5,         std::int32_t(-7), std::uint32_t(0xff), std::int64_t(1) << 40,
+              c.fields[0], c.fields[1],      c.fields[2]};
+  }
+  return c;
+}
+
+void BM_ColdCompile_StubjitOverRawNvrtc(benchmark::State& state) {
+  ScopedEnv arch("STUBJIT_CUDA_ARCH", "sm_90");
+  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-bench/libcuda.so.1");
+  ScopedEnv no_disk("STUBJIT_CACHE", "off");
+  std::shared_ptr<const detail::NvrtcLibrary> nvrtc;
+  std::optional<Runtime> runtime;
+  try {
+    nvrtc = detail::load_nvrtc();
+    RuntimeOptions options;
+    options.backend = "cuda";
+    runtime.emplace(options);
+  } catch (const Error& error) {
+    state.SkipWithError(error.what());
+    return;
+  }
+  const ColdCase c = cold_case(*runtime, state.range(0));
+  // The options the CUDA backend passes (nvrtc_compiler.cpp).
+  const std::vector<std::string> options = {"--gpu-architecture=sm_90", "-std=c++17",
+                                            "-default-device"};
+  std::vector<double> stubjit_ms, raw_ms;
+  std::int64_t iteration = 0;
+  for (auto _ : state) {
+    // A body no cache has seen: every launch compiles.
+    const KernelSource cold = c.source("cold " + std::to_string(iteration));
+    Kernel probe = runtime->kernel(cold);
+    const std::string source = probe.stub_source(c.domain, c.args);
+    const std::string name = "stubjit_" + cold.name + "_" + name_of(probe.plan(c.domain).mode) +
+                             "_r" + std::to_string(c.domain.rank()) + ".cu";
+    const auto time_stubjit = [&] {
+      const auto start = Clock::now();
+      try {
+        // Compiles, then refuses to run.
+        runtime->kernel(cold).launch_args(c.domain, c.args.data(), c.args.size());
+      } catch (const BackendError&) {
+      }
+      return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    };
+    const auto time_raw = [&] {
+      const auto start = Clock::now();
+      benchmark::DoNotOptimize(raw_nvrtc_cubin(*nvrtc, source, name, options));
+      return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    };
+    // Alternate which goes first, so that drift affects both alike.
+    if (iteration % 2 == 0) {
+      stubjit_ms.push_back(time_stubjit());
+      raw_ms.push_back(time_raw());
+    } else {
+      raw_ms.push_back(time_raw());
+      stubjit_ms.push_back(time_stubjit());
+    }
+    state.SetIterationTime(stubjit_ms.back() / 1e3);
+    ++iteration;
+  }
+  if (runtime->counters().compiles != static_cast<std::uint64_t>(iteration)) {
+    state.SkipWithError("a launch did not compile: the measurement is not cold");
+    return;
+  }
+  state.SetLabel(c.domain.rank() == 2 ? "saxpy direct r2" : "mixed spread r5");
+  state.counters["stubjit_ms"] = median(stubjit_ms);
+  state.counters["raw_nvrtc_ms"] = median(raw_ms);
+  state.counters["ratio"] = median(stubjit_ms) / median(raw_ms);
+}
+BENCHMARK(BM_ColdCompile_StubjitOverRawNvrtc)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// --- GPU ---------------------------------------------------------------------------------
+
+// The CUDA runtime, the driver and the primary context (shared with the runtime), or
+// the reason there are none.
+struct Gpu {
+  std::optional<Runtime> runtime;
+  std::shared_ptr<const detail::CudaDriver> driver;
+  std::shared_ptr<const detail::CudaContext> context;
+  std::shared_ptr<const detail::NvrtcLibrary> nvrtc;
+  std::string problem;
+};
+
+Gpu open_gpu() {
+  Gpu gpu;
+  try {
+    RuntimeOptions options;
+    options.backend = "cuda";
+    gpu.runtime.emplace(options);
+    gpu.driver = detail::load_cuda_driver();
+    gpu.context = std::make_shared<const detail::CudaContext>(gpu.driver, 0);
+    gpu.nvrtc = detail::load_nvrtc();
+  } catch (const Error& error) {
+    gpu.problem = std::string("no CUDA device: ") + error.what();
+  }
+  return gpu;
+}
+
+// A CUBIN loaded outside stubjit, for the baselines.
+class RawModule {
+ public:
+  RawModule(const Gpu& gpu, const std::vector<char>& cubin, const char* entry) : gpu_(gpu) {
+    gpu.context->make_current();
+    gpu.driver->check(gpu.driver->module_load_data_ex(&module_, cubin.data(), 0, nullptr, nullptr),
+                      "cuModuleLoadDataEx");
+    gpu.driver->check(gpu.driver->module_get_function(&function_, module_, entry),
+                      "cuModuleGetFunction");
+  }
+  ~RawModule() { gpu_.driver->module_unload(module_); }
+  detail::cuda::CUfunction function() const { return function_; }
+
+ private:
+  const Gpu& gpu_;
+  detail::cuda::CUmodule module_ = nullptr;
+  detail::cuda::CUfunction function_ = nullptr;
+};
+
+std::vector<char> cubin_for(const Gpu& gpu, const std::string& source, const std::string& name) {
+  const std::string arch = "--gpu-architecture=" + gpu.runtime->target_id();
+  return raw_nvrtc_cubin(*gpu.nvrtc, source, name, {arch, "-std=c++17", "-default-device"});
+}
+
+// Launches are asynchronous: wait now and then so the queue never fills (both sides
+// pay the same waits).
+constexpr std::int64_t launches_per_wait = 256;
+
+void BM_HotLaunch_Stubjit(benchmark::State& state) {
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  Kernel saxpy = gpu.runtime->kernel(saxpy_source());
+  Field x = gpu.runtime->allocate<float>({1});
+  Field y = gpu.runtime->allocate<float>({1});
+  x.copy_from(std::vector<float>{1.0f});
+  y.copy_from(std::vector<float>{0.0f});
+  const Domain domain{1};
+  saxpy.launch(domain, 1.0f, x, y);  // compile outside the timed loop
+  gpu.runtime->synchronize();
+  std::int64_t n = 0;
+  for (auto _ : state) {
+    saxpy.launch(domain, 1.0f, x, y);
+    if (++n % launches_per_wait == 0) gpu.runtime->synchronize();
+  }
+  gpu.runtime->synchronize();
+}
+BENCHMARK(BM_HotLaunch_Stubjit);
+
+// cuLaunchKernel of the very stub the runtime compiled, parameters packed once.
+void BM_HotLaunch_RawCuLaunchKernel(benchmark::State& state) {
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  Kernel saxpy = gpu.runtime->kernel(saxpy_source());
+  Field x = gpu.runtime->allocate<float>({1});
+  Field y = gpu.runtime->allocate<float>({1});
+  x.copy_from(std::vector<float>{1.0f});
+  y.copy_from(std::vector<float>{0.0f});
+  const Domain domain{1};
+  const Plan plan = saxpy.plan(domain);
+  RawModule module(gpu, cubin_for(gpu, saxpy.stub_source(domain, {1.0f, x, y}), "saxpy.cu"),
+                   "stubjit_saxpy_direct_r1");
+  struct {
+    float a;
+    float pad;
+    const void* x;
+    std::int64_t x_extent, x_stride;
+    void* y;
+    std::int64_t y_extent, y_stride;
+  } args{1.0f, 0.0f, x.data(), 1, 1, y.data(), 1, 1};
+  static_assert(sizeof(args) == 56, "matches the stub's argument layout");
+  LaunchParams lp{};
+  lp.count[0] = 1;
+  lp.step[0] = 1;
+  lp.linear_end = 1;
+  for (int p = 0; p < 3; ++p) {
+    lp.grid[p] = plan.dispatches.at(0).grid[p];
+    lp.block[p] = plan.block[p];
+  }
+  void* params[2] = {&args, &lp};
+  const detail::CudaDriver& driver = *gpu.driver;
+  std::int64_t n = 0;
+  for (auto _ : state) {
+    driver.launch_kernel(module.function(), static_cast<unsigned>(lp.grid[0]), 1, 1, lp.block[0], 1,
+                         1, 0, nullptr, params, nullptr);
+    if (++n % launches_per_wait == 0) driver.ctx_synchronize();
+  }
+  driver.ctx_synchronize();
+  if (y.to_vector<float>()[0] <= 0.0f) state.SkipWithError("the raw launches did not run");
+}
+BENCHMARK(BM_HotLaunch_RawCuLaunchKernel);
+
+constexpr std::int64_t saxpy_side = 1 << 14;  // 2^14 x 2^14 = 2^28 floats, 1 GiB per array
+constexpr double saxpy_bytes = 3.0 * sizeof(float) * saxpy_side * saxpy_side;
+
+// Device time of `work` in seconds, from events on the legacy default stream (which
+// orders with the runtime's blocking streams).
+template <class Work>
+double device_seconds(const Gpu& gpu, Work&& work) {
+  const detail::CudaDriver& driver = *gpu.driver;
+  detail::cuda::CUevent start = nullptr, end = nullptr;
+  driver.event_create(&start, detail::cuda::CU_EVENT_DEFAULT);
+  driver.event_create(&end, detail::cuda::CU_EVENT_DEFAULT);
+  driver.event_record(start, nullptr);
+  work();
+  driver.event_record(end, nullptr);
+  driver.event_synchronize(end);
+  float ms = 0;
+  driver.event_elapsed_time(&ms, start, end);
+  driver.event_destroy(start);
+  driver.event_destroy(end);
+  return ms / 1e3;
+}
+
+void BM_Saxpy_Stubjit(benchmark::State& state) {
+  const Mode mode = static_cast<Mode>(state.range(0));
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  Kernel saxpy = gpu.runtime->kernel(saxpy_source());
+  Field x = gpu.runtime->allocate<float>({saxpy_side, saxpy_side});
+  Field y = gpu.runtime->allocate<float>({saxpy_side, saxpy_side});
+  const auto n = static_cast<std::size_t>(saxpy_side * saxpy_side);
+  x.copy_from(std::vector<float>(n, 1.0f));
+  y.copy_from(std::vector<float>(n, 2.0f));
+  const Domain domain{saxpy_side, saxpy_side};
+  LaunchOptions options;
+  options.mode = mode;
+  saxpy.launch(options, domain, 0.5f, x, y);  // compile, warm up
+  gpu.runtime->synchronize();
+  for (auto _ : state) {
+    state.SetIterationTime(device_seconds(gpu, [&] { saxpy.launch(options, domain, 0.5f, x, y); }));
+  }
+  state.SetLabel(name_of(mode));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * saxpy_bytes));
+}
+BENCHMARK(BM_Saxpy_Stubjit)
+    ->Arg(static_cast<int>(Mode::direct))
+    ->Arg(static_cast<int>(Mode::spread))
+    ->Arg(static_cast<int>(Mode::multi))
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// The hand-written kernel a CUDA programmer would write for the same 2^28 floats.
+void BM_Saxpy_HandWrittenCuda(benchmark::State& state) {
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  const char* source =
+      "extern \"C\" __global__ void hand_saxpy(float a, const float* __restrict__ x,\n"
+      "                                      float* __restrict__ y, long long n) {\n"
+      "  const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+      "  if (i < n) y[i] = a * x[i] + y[i];\n"
+      "}\n";
+  RawModule module(gpu, cubin_for(gpu, source, "hand_saxpy.cu"), "hand_saxpy");
+  Field x = gpu.runtime->allocate<float>({saxpy_side, saxpy_side});
+  Field y = gpu.runtime->allocate<float>({saxpy_side, saxpy_side});
+  const auto n = static_cast<std::size_t>(saxpy_side * saxpy_side);
+  x.copy_from(std::vector<float>(n, 1.0f));
+  y.copy_from(std::vector<float>(n, 2.0f));
+  float a = 0.5f;
+  void* px = x.data();
+  void* py = y.data();
+  long long count = static_cast<long long>(n);
+  void* params[4] = {&a, &px, &py, &count};
+  const unsigned block = 256;
+  const auto grid = static_cast<unsigned>((n + block - 1) / block);
+  const auto launch = [&] {
+    gpu.driver->check(gpu.driver->launch_kernel(module.function(), grid, 1, 1, block, 1, 1, 0,
+                                                nullptr, params, nullptr),
+                      "cuLaunchKernel");
+  };
+  launch();
+  gpu.driver->ctx_synchronize();
+  for (auto _ : state) state.SetIterationTime(device_seconds(gpu, launch));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * saxpy_bytes));
+}
+BENCHMARK(BM_Saxpy_HandWrittenCuda)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Device-to-device copy of one 2^28-float array: the bandwidth reference.
+void BM_DeviceCopy(benchmark::State& state) {
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  Field x = gpu.runtime->allocate<float>({saxpy_side, saxpy_side});
+  Field y = gpu.runtime->allocate<float>({saxpy_side, saxpy_side});
+  const std::size_t bytes = sizeof(float) * saxpy_side * saxpy_side;
+  const auto copy = [&] {
+    gpu.driver->check(gpu.driver->memcpy_dtod(reinterpret_cast<std::uintptr_t>(y.data()),
+                                              reinterpret_cast<std::uintptr_t>(x.data()), bytes),
+                      "cuMemcpyDtoD");
+  };
+  copy();
+  for (auto _ : state) state.SetIterationTime(device_seconds(gpu, copy));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2 * bytes));
+}
+BENCHMARK(BM_DeviceCopy)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
