@@ -122,9 +122,12 @@ TEST_P(CudaDeviceLimits, EveryIndexOnceWithItsOwnIndex) {
   CUDA_RUNTIME_OR_SKIP(runtime, RuntimeOptions{});
   Kernel count = runtime->kernel(test::visit_counter_kernel());
   Kernel write = runtime->kernel(test::index_writer_kernel());
-  // Larger than one group per dimension, still small enough to check on the host.
-  std::vector<Dim> dims = {Dim{2, 37, 1}, Dim{1, 20, 3}, Dim{0, 41, 1}, Dim{0, 3, 1},
-                           Dim{1, 4, 1},  Dim{6, 3, -2}, Dim{0, 2, 1},  Dim{0, 3, 1}};
+  // Several groups, while the fields that cover the domain stay within a few million
+  // elements up to rank 8.
+  std::vector<Dim> dims =
+      c.rank <= 3 ? std::vector<Dim>{Dim{2, 600, 1}, Dim{1, 20, 3}, Dim{0, 41, 1}}
+                  : std::vector<Dim>{Dim{1, 5, 2}, Dim{0, 6, 1}, Dim{3, 4, -1}, Dim{0, 5, 1},
+                                     Dim{1, 3, 1}, Dim{0, 2, 1}, Dim{2, 2, -1}, Dim{0, 3, 1}};
   dims.resize(static_cast<std::size_t>(c.rank));
   const Domain domain(dims);
   const std::vector<std::int64_t> extents = extents_covering(domain);
