@@ -147,6 +147,20 @@ TEST(HipBackend, RuntimeNamedHipCompilesStubsWithoutAGpu) {
   EXPECT_EQ(runtime.target_id(), "gfx90a");
   EXPECT_EQ(runtime.limits().warp_size, 64u);
   EXPECT_THROW(runtime.allocate<float>({4}), BackendError);
+
+  // Host memory wrapped as fields is enough to bind and generate: small domains get
+  // the 32-bit index variant. A launch compiles, then says why it cannot load.
+  std::vector<std::int64_t> host(100 * 100);
+  Field out = runtime.wrap(host.data(), {100, 100});
+  Kernel write = runtime.kernel(test::index_writer_kernel());
+  EXPECT_NE(write.stub_source(Domain{100, 100}, {out}).find("stubjit::Index<2, stubjit::i32>"),
+            std::string::npos);
+  try {
+    write.launch(Domain{100, 100}, out);
+    FAIL() << "launched without a device";
+  } catch (const BackendError& error) {
+    EXPECT_NE(std::string(error.what()).find("compile-only"), std::string::npos) << error.what();
+  }
 }
 
 TEST(HipBackend, AutomaticSelectionNeverPicksCompileOnly) {

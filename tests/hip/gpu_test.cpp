@@ -226,6 +226,48 @@ TEST(HipGpu, SaxpyOnAStream) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 2.0f * hx[i] + hy[i]) << i;
 }
 
+TEST(HipGpu, CopiesRoundTripAndZeroSizeFieldsWork) {
+  HIP_RUNTIME_OR_SKIP(runtime);
+  std::vector<double> values(12345);
+  std::iota(values.begin(), values.end(), -100.0);
+  Field field = runtime.allocate<double>({12345});
+  field.copy_from(values);
+  EXPECT_EQ(field.to_vector<double>(), values);
+  Field empty = runtime.allocate<float>({0, 7});
+  EXPECT_TRUE(empty);
+  EXPECT_TRUE(empty.to_vector<float>().empty());
+}
+
+TEST(HipGpu, WrappedDevicePointersAreLaunchedOn) {
+  HIP_RUNTIME_OR_SKIP(runtime);
+  Field owner = runtime.allocate<std::int32_t>({6, 10});
+  owner.copy_from(std::vector<std::int32_t>(60, 0));
+  // The same device memory seen as a transposed 10 x 6 view (column-major strides).
+  Field view = runtime.wrap(static_cast<std::int32_t*>(owner.data()), {10, 6}, {1, 10});
+  runtime.kernel(test::visit_counter_kernel()).launch(Domain{10, 6}, view);
+  for (std::int32_t v : owner.to_vector<std::int32_t>()) ASSERT_EQ(v, 1);
+}
+
+TEST(HipGpu, BeyondThirtyTwoBitIndicesTheSixtyFourBitVariantRuns) {
+  HIP_RUNTIME_OR_SKIP(runtime);
+  const std::int64_t beyond = std::int64_t(1) << 31;
+  Field codes;  // 16 GiB of int64
+  try {
+    codes = runtime.allocate<std::int64_t>({beyond + 64});
+  } catch (const BackendError& error) {
+    GTEST_SKIP() << "cannot allocate 16 GiB: " << error.what();
+  }
+  Kernel write = runtime.kernel(test::index_writer_kernel());
+  const Domain tail(std::vector<Dim>{Dim{beyond, 64, 1}});
+  EXPECT_NE(write.stub_source(tail, {codes}).find("stubjit::Index<1, stubjit::i64>"),
+            std::string::npos);
+  write.launch(tail, codes);
+  Field last = runtime.wrap(static_cast<std::int64_t*>(codes.data()) + beyond, {64});
+  const std::vector<std::int64_t> host = last.to_vector<std::int64_t>();
+  for (std::int64_t k = 0; k < 64; ++k)
+    ASSERT_EQ(host[static_cast<std::size_t>(k)], test::index_code({beyond + k}));
+}
+
 TEST(HipGpu, DeviceIsDescribedWithItsTarget) {
   HIP_RUNTIME_OR_SKIP(runtime);
   EXPECT_EQ(runtime.backend_name(), "hip");
