@@ -118,7 +118,11 @@ TEST(HipBackend, NamedWithArchOpensCompileOnly) {
     EXPECT_NE(std::string(error.what()).find("compile-only"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find("gfx1030"), std::string::npos) << error.what();
   }
-  EXPECT_THROW(backend.load(binary, stub.entry), BackendError);
+  // Loading keeps the compiled stub (nothing to load it into); launching refuses.
+  std::unique_ptr<LoadedModule> module;
+  ASSERT_NO_THROW(module = backend.load(binary, stub.entry));
+  EXPECT_THROW(backend.launch(*module, LaunchParams{}, nullptr, 0, nullptr), BackendError);
+  EXPECT_THROW(backend.load(Binary{"cubin", binary.bytes}, stub.entry), BackendError);
   EXPECT_THROW(backend.copy_to_device(nullptr, nullptr, 0, nullptr), BackendError);
   EXPECT_NO_THROW(backend.create_stream()->synchronize());
   EXPECT_NO_THROW(backend.synchronize());
@@ -149,7 +153,7 @@ TEST(HipBackend, RuntimeNamedHipCompilesStubsWithoutAGpu) {
   EXPECT_THROW(runtime.allocate<float>({4}), BackendError);
 
   // Host memory wrapped as fields is enough to bind and generate: small domains get
-  // the 32-bit index variant. A launch compiles, then says why it cannot load.
+  // the 32-bit index variant. A launch compiles, then says why it cannot run.
   std::vector<std::int64_t> host(100 * 100);
   Field out = runtime.wrap(host.data(), {100, 100});
   Kernel write = runtime.kernel(test::index_writer_kernel());
@@ -161,6 +165,10 @@ TEST(HipBackend, RuntimeNamedHipCompilesStubsWithoutAGpu) {
   } catch (const BackendError& error) {
     EXPECT_NE(std::string(error.what()).find("compile-only"), std::string::npos) << error.what();
   }
+  EXPECT_EQ(runtime.counters().compiles, 1u);
+  // The compiled stub stays cached: a second launch does not compile again.
+  EXPECT_THROW(write.launch(Domain{100, 100}, out), BackendError);
+  EXPECT_EQ(runtime.counters().compiles, 1u);
 }
 
 TEST(HipBackend, AutomaticSelectionNeverPicksCompileOnly) {

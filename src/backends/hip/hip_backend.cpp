@@ -48,10 +48,13 @@ class HipBackend final : public Backend {
   Binary compile(const CompileJob& job) override { return compiler_.compile(job); }
 
   std::unique_ptr<LoadedModule> load(const Binary& binary, const std::string& entry) override {
-    const RuntimeApi& api = device_api("load a stub");
     if (binary.format != "amdgpu-code-object") {
       throw BackendError("the HIP backend cannot load a '" + binary.format + "' binary");
     }
+    // Compile-only: nothing to load into. Succeeding here keeps the stub cached (in
+    // memory, and a disk entry is not mistaken for a bad one); launch refuses.
+    if (!device_) return std::make_unique<UnloadedModule>();
+    const RuntimeApi& api = runtime_->api;
     select_device(api);
     return std::make_unique<HipModule>(api, binary.bytes, entry);
   }
@@ -138,6 +141,8 @@ class HipBackend final : public Backend {
    public:
     void synchronize() override {}
   };
+  // A compiled stub of a compile-only backend.
+  class UnloadedModule final : public LoadedModule {};
 
   const RuntimeApi& device_api(const char* action) const {
     if (!device_) {
