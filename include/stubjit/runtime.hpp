@@ -28,13 +28,25 @@ struct RuntimeOptions {
   unsigned cpu_threads = 0;
   // Directory to write every generated stub to; empty: $STUBJIT_DUMP_DIR, if set.
   std::string dump_dir;
+  // Persistent disk cache of compiled stubs (docs/cache.md). Root directory; empty:
+  // $STUBJIT_CACHE_DIR, else $XDG_CACHE_HOME/stubjit, else ~/.cache/stubjit.
+  std::string cache_dir;
+  // false: memory-only. STUBJIT_CACHE=off also turns the disk cache off.
+  bool disk_cache = true;
+  // Size cap of the disk cache in bytes; 0: $STUBJIT_CACHE_MAX_BYTES, else 1 GiB.
+  std::uint64_t cache_max_bytes = 0;
 };
 
-// Counters of the in-memory stub cache, for monitoring and tests.
+// Counters of the stub caches, for monitoring and tests.
 struct CacheCounters {
-  std::uint64_t compiles = 0;     // stubs compiled by this runtime
+  std::uint64_t compiles = 0;     // stubs compiled by this runtime (the compiler ran)
   std::uint64_t memory_hits = 0;  // launches that found their stub in memory
   std::uint64_t launches = 0;     // launches that ran at least one dispatch
+  std::uint64_t disk_hits = 0;    // stubs loaded from the disk cache instead of compiled
+  std::uint64_t disk_writes = 0;  // entries this runtime wrote to the disk cache
+  // Disk entries refused (corrupt, wrong key or version, unsafe owner or mode, not
+  // loadable) and compiled again instead.
+  std::uint64_t disk_rejected = 0;
 };
 
 // Whether a backend can be used on this machine, and if not, why.
@@ -84,6 +96,8 @@ class STUBJIT_API Runtime {
   void synchronize();
 
   CacheCounters counters() const;
+  // Root of the disk cache this runtime uses; empty when it runs memory-only.
+  std::string cache_dir() const;
 
  private:
   std::shared_ptr<detail::RuntimeState> state_;

@@ -1,6 +1,7 @@
 // stubjit: run-time kernel specialization. Include this one header.
 #pragma once
 
+#include "stubjit/cache.hpp"
 #include "stubjit/domain.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/field.hpp"

@@ -8,6 +8,7 @@
 #include "codegen/stub_request.hpp"
 #include "runtime/log.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/kernel.hpp"
 
@@ -46,20 +47,19 @@ void dump_stub(const RuntimeState& runtime, const GeneratedStub& stub, const Cac
   logger().debug("wrote {}", path.string());
 }
 
+// Codegen, then the disk cache or the compiler (stub_builder.cpp). `ran_compiler` is
+// false when the stub came from disk.
 std::shared_ptr<const CompiledStub> compile_stub(KernelState& kernel, const StubVariant& variant,
-                                                 const CacheKey& key) {
+                                                 const CacheKey& key, bool& ran_compiler) {
   RuntimeState& runtime = *kernel.runtime;
   const GeneratedStub stub = generate_stub(stub_request(kernel, variant));
   if (!runtime.dump_dir.empty()) dump_stub(runtime, stub, key);
-  logger().debug("compiling {} ({} bytes of source)", stub.entry, stub.source.size());
-  const CompileJob job{stub.source, stub.file_name, stub.entry, kernel.source.name,
-                       runtime.options.compiler_options};
-  const Binary binary = runtime.backend->compile(job);
+  BuiltStub built = build_stub(runtime, stub, kernel.source.name, variant, key);
+  ran_compiler = built.compiled;
   auto compiled = std::make_shared<CompiledStub>();
-  compiled->module = runtime.backend->load(binary, stub.entry);
+  compiled->module = std::move(built.module);
   compiled->entry = stub.entry;
   compiled->variant = variant;
-  runtime.compiles.fetch_add(1, std::memory_order_relaxed);
   return compiled;
 }
 
@@ -75,10 +75,11 @@ const CompiledStub& find_or_compile(KernelState& kernel, const StubVariant& vari
   }
   const CacheKey key = make_cache_key(kernel.identity, variant, runtime.toolchain);
   bool created = false;
+  bool ran_compiler = false;
   auto stub = runtime.stubs.get_or_create(
-      key, [&] { return compile_stub(kernel, variant, key); }, created);
+      key, [&] { return compile_stub(kernel, variant, key, ran_compiler); }, created);
   if (!created) runtime.memory_hits.fetch_add(1, std::memory_order_relaxed);
-  compiled = created;
+  compiled = created && ran_compiler;
   // The cache keeps the stub alive as long as the runtime, so a raw pointer is safe.
   recent.store(stub.get(), std::memory_order_release);
   return *stub;

@@ -49,7 +49,12 @@ CacheCounters Runtime::counters() const {
   counters.compiles = state_->compiles.load(std::memory_order_relaxed);
   counters.memory_hits = state_->memory_hits.load(std::memory_order_relaxed);
   counters.launches = state_->launches.load(std::memory_order_relaxed);
+  counters.disk_hits = state_->disk_hits.load(std::memory_order_relaxed);
+  counters.disk_writes = state_->disk_writes.load(std::memory_order_relaxed);
+  counters.disk_rejected = state_->disk_rejected.load(std::memory_order_relaxed);
   return counters;
 }
+
+std::string Runtime::cache_dir() const { return state_->disk ? state_->disk->root() : ""; }
 
 }  // namespace stubjit

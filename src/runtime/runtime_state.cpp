@@ -56,6 +56,7 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
                                 join(options.compiler_options)};
   dump_dir = options.dump_dir.empty() ? env_or("STUBJIT_DUMP_DIR", "") : options.dump_dir;
   default_stream = backend->create_stream();
+  disk = DiskCache::open(resolve_cache_settings(options));
   logger().debug("runtime on backend {} ({}), target {}, compiler {}", backend->name(),
                  backend->device_description(), toolchain.target, toolchain.compiler);
 }

@@ -8,6 +8,7 @@
 
 #include "backends/backend.hpp"
 #include "cache/cache_key.hpp"
+#include "cache/disk_cache.hpp"
 #include "cache/single_flight_cache.hpp"
 #include "stubjit/runtime.hpp"
 
@@ -32,10 +33,14 @@ class RuntimeState {
   std::string dump_dir;
   std::shared_ptr<StreamState> default_stream;
   SingleFlightCache<CompiledStub> stubs;
+  std::unique_ptr<DiskCache> disk;  // null: memory-only
 
   std::atomic<std::uint64_t> compiles{0};
   std::atomic<std::uint64_t> memory_hits{0};
   std::atomic<std::uint64_t> launches{0};
+  std::atomic<std::uint64_t> disk_hits{0};
+  std::atomic<std::uint64_t> disk_writes{0};
+  std::atomic<std::uint64_t> disk_rejected{0};
 };
 
 class StreamState;

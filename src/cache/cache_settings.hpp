@@ -1,0 +1,34 @@
+// Where the disk cache lives and how it behaves, from RuntimeOptions and the
+// environment (STUBJIT_CACHE, STUBJIT_CACHE_DIR, XDG_CACHE_HOME, HOME,
+// STUBJIT_CACHE_MAX_BYTES, STUBJIT_CACHE_LOCK_TIMEOUT_MS).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "stubjit/runtime.hpp"
+
+namespace stubjit::detail {
+
+inline constexpr std::uint64_t default_cache_max_bytes = std::uint64_t(1) << 30;  // 1 GiB
+
+struct DiskCacheSettings {
+  bool enabled = true;
+  std::string root;
+  std::string disabled_reason;  // why, when !enabled
+  std::uint64_t max_bytes = default_cache_max_bytes;
+  // How long a process waits for another one compiling the same key before it
+  // compiles itself (correctness never depends on the lock).
+  // $STUBJIT_CACHE_LOCK_TIMEOUT_MS overrides it.
+  std::chrono::milliseconds lock_timeout{60000};
+};
+
+DiskCacheSettings resolve_cache_settings(const RuntimeOptions& options);
+
+// "1048576", "512K", "64M", "1G" (also KiB/MiB/GiB, case-insensitive); nullopt if
+// not a size or zero.
+std::optional<std::uint64_t> parse_byte_size(const std::string& text);
+
+}  // namespace stubjit::detail

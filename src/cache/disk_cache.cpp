@@ -1,0 +1,137 @@
+#include "cache/disk_cache.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "cache/cache_entry.hpp"
+#include "cache/cache_index.hpp"
+#include "cache/private_files.hpp"
+#include "runtime/log.hpp"
+
+namespace stubjit::detail {
+
+std::unique_ptr<DiskCache> DiskCache::open(const DiskCacheSettings& settings) {
+  if (!settings.enabled) {
+    logger().debug("disk cache off ({})", settings.disabled_reason);
+    return nullptr;
+  }
+  if (const std::string problem = make_private_directory(settings.root, true); !problem.empty()) {
+    logger().warn("disk cache not used, stubs are cached in memory only: {}", problem);
+    return nullptr;
+  }
+  logger().debug("disk cache at {} (cap {} bytes)", settings.root, settings.max_bytes);
+  return std::unique_ptr<DiskCache>(new DiskCache(settings));
+}
+
+DiskCache::DiskCache(DiskCacheSettings settings) : settings_(std::move(settings)) {}
+
+std::string DiskCache::entry_path(const DiskKey& key) const {
+  return settings_.root + "/" + key.directory + "/" + key.name + entry_suffix;
+}
+
+void DiskCache::warn_once(const std::string& subject, const std::string& message) {
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (!reported_.insert(subject).second) return;
+  }
+  logger().warn("{}", message);
+}
+
+std::string DiskCache::prepare_directory(const DiskKey& key) {
+  {
+    std::lock_guard<std::mutex> guard(mutex_);
+    if (ready_directories_.count(key.directory)) return {};
+  }
+  // Each level below the root is ours and private, and no link: a directory planted
+  // by someone else is refused like an unsafe root.
+  std::string path = settings_.root;
+  std::size_t begin = 0;
+  while (begin <= key.directory.size()) {
+    std::size_t end = key.directory.find('/', begin);
+    if (end == std::string::npos) end = key.directory.size();
+    path += "/" + key.directory.substr(begin, end - begin);
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+      return "cannot create " + path + ": " + std::strerror(errno);
+    }
+    if (std::string problem = check_private_directory(path, false); !problem.empty()) {
+      return problem;
+    }
+    begin = end + 1;
+  }
+  std::lock_guard<std::mutex> guard(mutex_);
+  ready_directories_.insert(key.directory);
+  return {};
+}
+
+DiskCache::Lookup DiskCache::load(const DiskKey& key) {
+  Lookup lookup;
+  if (const std::string problem = prepare_directory(key); !problem.empty()) {
+    warn_once("dir:" + key.directory,
+              "disk cache directory refused, its stubs stay in memory only: " + problem);
+    return lookup;
+  }
+  const std::string path = entry_path(key);
+  ReadResult read = read_private_file(path);
+  if (read.status == ReadResult::Status::missing) return lookup;
+  if (read.status == ReadResult::Status::failed) {
+    warn_once(path, "disk cache entry " + path + " cannot be read (" + read.problem +
+                        "); compiling instead");
+    return lookup;
+  }
+  std::string problem = read.problem;
+  if (read.status == ReadResult::Status::ok) {
+    DecodedEntry entry = decode_entry(read.bytes, &key.text);
+    if (entry.problem == EntryProblem::none) {
+      mark_used(path);
+      lookup.found = Found::hit;
+      lookup.binary = std::move(entry.binary);
+      return lookup;
+    }
+    problem = describe(entry.problem);
+  }
+  lookup.found = Found::rejected;
+  warn_once(path, "disk cache entry " + path + " rejected (" + problem +
+                      "); compiling the stub again and replacing the entry");
+  return lookup;
+}
+
+void DiskCache::reject(const DiskKey& key, const std::string& why) {
+  const std::string path = entry_path(key);
+  warn_once(path, "disk cache entry " + path + " could not be loaded (" + why +
+                      "); compiling the stub again and replacing the entry");
+}
+
+FileLock DiskCache::lock(const DiskKey& key) {
+  if (!prepare_directory(key).empty()) return FileLock();
+  FileLock lock(settings_.root + "/" + key.directory + "/" + key.name + lock_suffix,
+                settings_.lock_timeout);
+  if (!lock.held()) logger().info("compiling without the disk-cache lock: {}", lock.problem());
+  return lock;
+}
+
+bool DiskCache::store(const DiskKey& key, const Binary& binary) {
+  if (const std::string problem = prepare_directory(key); !problem.empty()) {
+    warn_once("dir:" + key.directory,
+              "disk cache directory refused, its stubs stay in memory only: " + problem);
+    return false;
+  }
+  const std::string directory = settings_.root + "/" + key.directory;
+  const std::string error =
+      publish_file(directory, key.name + entry_suffix, encode_entry(key.text, binary));
+  if (!error.empty()) {
+    warn_once("write", "cannot write to the disk cache (" + error +
+                           "); stubs that are not on disk yet stay in memory only");
+    return false;
+  }
+  const EvictionResult evicted =
+      evict_least_recently_used(settings_.root, settings_.max_bytes, entry_path(key));
+  if (evicted.removed) {
+    logger().debug("disk cache over its cap: evicted {} entries ({} -> {} bytes)", evicted.removed,
+                   evicted.bytes_before, evicted.bytes_after);
+  }
+  return true;
+}
+
+}  // namespace stubjit::detail

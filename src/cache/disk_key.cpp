@@ -1,0 +1,64 @@
+#include "cache/disk_key.hpp"
+
+#include <xxhash.h>
+
+#include "cache/hash.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+// The value of the first line of `text` that starts with `prefix`, if any.
+std::optional<std::string> line_value(const std::string& text, const std::string& prefix) {
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    if (text.compare(begin, prefix.size(), prefix) == 0) {
+      return text.substr(begin + prefix.size(), end - begin - prefix.size());
+    }
+    begin = end + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string hash128_hex(const std::string& bytes) {
+  const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
+  return hex64(hash.high64) + hex64(hash.low64);
+}
+
+std::string path_component(const std::string& text) {
+  std::string safe = text;
+  for (char& c : safe) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) c = '_';
+  }
+  if (safe.empty() || safe == "." || safe == "..") safe = "_" + safe;
+  return safe;
+}
+
+DiskKey make_disk_key(const CacheKey& key, const StubVariant& variant,
+                      const ToolchainIdentity& toolchain, const std::string& stub_source) {
+  DiskKey disk;
+  disk.directory = path_component(toolchain.backend) + "/" + path_component(toolchain.target) +
+                   "/" + name_of(variant.mode) + "-r" + std::to_string(variant.rank);
+  disk.text = "stubjit-disk-key " + std::to_string(disk_format_version) + "\n" + key.text +
+              "stub " + hex64(hash64(stub_source)) + " " + std::to_string(stub_source.size()) +
+              "\n" + "layout " + disk.directory + "\n";
+  disk.name = hash128_hex(disk.text);
+  return disk;
+}
+
+std::optional<std::string> directory_of_key_text(const std::string& text) {
+  if (text.rfind("stubjit-disk-key ", 0) != 0) return std::nullopt;
+  return line_value(text, "layout ");
+}
+
+std::string kernel_of_key_text(const std::string& text) {
+  const std::string line = line_value(text, "kernel ").value_or("");
+  return line.substr(0, line.find(' '));
+}
+
+}  // namespace stubjit::detail

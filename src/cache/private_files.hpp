@@ -1,0 +1,45 @@
+// POSIX file operations of the disk cache, with its safety rules built in: private
+// directories (0700, ours, not group/world-writable), entries read through one
+// descriptor without following links, writes published by rename only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace stubjit::detail {
+
+// "" when `path` is a directory owned by the effective user that neither group nor
+// others can write; otherwise what is wrong with it. `follow_links`: the cache root
+// may be a link to a directory elsewhere; directories inside the root may not.
+std::string check_private_directory(const std::string& path, bool follow_links);
+
+// Creates `path` and any missing parents with mode 0700, then checks it as above.
+// "" on success, otherwise why it cannot be used.
+std::string make_private_directory(const std::string& path, bool follow_links);
+
+struct ReadResult {
+  enum class Status : std::uint8_t { ok, missing, refused, failed } status = Status::missing;
+  std::vector<char> bytes;
+  std::string problem;  // for refused and failed
+};
+
+// Reads a whole entry. Refused: a link, not a regular file, owned by another user,
+// or group/world-writable. Reading holds one descriptor from open to the last byte,
+// so a concurrent rename or unlink of the path cannot mix two files.
+ReadResult read_private_file(const std::string& path);
+
+// Marks an entry as just used (its modification time, which LRU eviction and
+// `stubjit cache clear --older-than` read). Best effort.
+void mark_used(const std::string& path) noexcept;
+
+// Writes `bytes` to a unique temporary file in `directory`, fsyncs it and renames it
+// to `directory/name`: readers see the old file or the new one, never a partial one.
+// "" on success, otherwise the error.
+std::string publish_file(const std::string& directory, const std::string& name,
+                         const std::vector<char>& bytes);
+
+// Temporary files publish_file creates start with this prefix.
+inline constexpr const char* temporary_prefix = ".tmp-";
+
+}  // namespace stubjit::detail

@@ -1,0 +1,91 @@
+// Several processes sharing one disk cache: warm starts skip the compiler, and
+// concurrent cold starts compile each key once.
+#include <gtest/gtest.h>
+
+#include "common/child_process.hpp"
+#include "common/temp_dir.hpp"
+#include "stubjit/cache.hpp"
+
+namespace stubjit {
+namespace {
+
+using test::Child;
+using test::ChildReport;
+using test::TempDir;
+
+std::vector<std::string> child_env(const TempDir& cache) {
+  return {"STUBJIT_CACHE_DIR=" + cache.path(), "STUBJIT_CACHE=on", "STUBJIT_BACKEND=cpu",
+          "STUBJIT_CACHE_MAX_BYTES=1G"};
+}
+
+ChildReport run_child(const TempDir& cache, const TempDir& scratch,
+                      const std::vector<std::string>& arguments, const std::string& name) {
+  std::vector<std::string> argv{STUBJIT_CACHE_CHILD};
+  argv.insert(argv.end(), arguments.begin(), arguments.end());
+  return Child(argv, child_env(cache), scratch / name).wait();
+}
+
+TEST(WarmStart, SecondProcessCompilesNothingAndComputesTheSame) {
+  TempDir cache, scratch;
+  const ChildReport cold = run_child(cache, scratch, {"suite"}, "cold.txt");
+  ASSERT_EQ(cold.exit_code, 0) << cold.output << cold.errors;
+  EXPECT_EQ(cold.fields.at("results"), "ok");
+  const std::uint64_t stubs = cold.number("compiles");
+  EXPECT_GE(stubs, 8u);
+  EXPECT_EQ(cold.number("disk_hits"), 0u);
+  EXPECT_EQ(cold.number("disk_writes"), stubs);
+
+  const ChildReport warm = run_child(cache, scratch, {"suite"}, "warm.txt");
+  ASSERT_EQ(warm.exit_code, 0) << warm.output << warm.errors;
+  EXPECT_EQ(warm.fields.at("results"), "ok");
+  EXPECT_EQ(warm.number("compiles"), 0u);
+  EXPECT_EQ(warm.number("disk_hits"), stubs);
+  EXPECT_EQ(warm.number("disk_writes"), 0u);
+  EXPECT_EQ(warm.number("disk_rejected"), 0u);
+  EXPECT_EQ(warm.fields.at("digest"), cold.fields.at("digest"));
+
+  const std::vector<DiskCacheEntry> entries = list_disk_cache(cache.path(), true);
+  EXPECT_EQ(entries.size(), stubs);
+  for (const DiskCacheEntry& entry : entries) {
+    EXPECT_TRUE(entry.valid) << entry.path << ": " << entry.problem;
+    EXPECT_EQ(entry.format, "elf-object");
+  }
+}
+
+TEST(ConcurrentColdStart, EightProcessesCompileEachKeyOnce) {
+  TempDir cache, scratch;
+  constexpr int processes = 8;
+  constexpr int kernels = 20;
+  std::vector<Child> children;
+  children.reserve(processes);
+  for (int p = 0; p < processes; ++p) {
+    // Pairs of processes begin at the same kernel, the pairs at different ones: both
+    // waiting on one compile and compiling different keys side by side happen.
+    const int start = (p % 4) * 5;
+    children.emplace_back(std::vector<std::string>{STUBJIT_CACHE_CHILD, "many",
+                                                   std::to_string(kernels), std::to_string(start)},
+                          child_env(cache), scratch / ("child" + std::to_string(p) + ".txt"));
+  }
+  std::uint64_t compiles = 0, hits = 0, rejected = 0, writes = 0;
+  for (Child& child : children) {
+    const ChildReport report = child.wait();
+    ASSERT_EQ(report.exit_code, 0) << report.output << report.errors;
+    EXPECT_EQ(report.fields.at("results"), "ok");
+    compiles += report.number("compiles");
+    hits += report.number("disk_hits");
+    rejected += report.number("disk_rejected");
+    writes += report.number("disk_writes");
+  }
+  EXPECT_EQ(compiles, std::uint64_t(kernels));
+  EXPECT_EQ(writes, std::uint64_t(kernels));
+  EXPECT_EQ(hits, std::uint64_t(processes * kernels - kernels));
+  EXPECT_EQ(rejected, 0u);
+  const std::vector<DiskCacheEntry> entries = list_disk_cache(cache.path(), true);
+  EXPECT_EQ(entries.size(), std::size_t(kernels));
+  for (const DiskCacheEntry& entry : entries) {
+    EXPECT_TRUE(entry.valid) << entry.path << ": " << entry.problem;
+  }
+}
+
+}  // namespace
+}  // namespace stubjit

@@ -1,0 +1,404 @@
+// The disk cache as an application sees it through Runtime: hits, damaged entries,
+// unsafe or unusable directories, the off switches, the size cap, the lock timeout.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "common/kernels.hpp"
+#include "common/temp_dir.hpp"
+#include "stubjit/cache.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace stubjit {
+namespace {
+
+namespace fs = std::filesystem;
+using test::NeutralCacheEnv;
+using test::ScopedEnv;
+using test::TempDir;
+
+RuntimeOptions on_disk(const std::string& dir) {
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.cache_dir = dir;
+  return options;
+}
+
+// saxpy over `n` elements (rank 1) or n x n (rank 2); checks y = 3x + y0.
+void run_saxpy(Runtime& runtime, int rank, std::int64_t n = 32) {
+  Kernel saxpy = runtime.kernel(test::saxpy_kernel());
+  const std::vector<std::int64_t> extents =
+      rank == 1 ? std::vector<std::int64_t>{n} : std::vector<std::int64_t>{n, n};
+  const std::size_t size =
+      rank == 1 ? static_cast<std::size_t>(n) : static_cast<std::size_t>(n * n);
+  Field x = runtime.allocate<float>(extents);
+  Field y = runtime.allocate<float>(extents);
+  std::vector<float> xs(size), ys(size), want(size);
+  for (std::size_t i = 0; i < size; ++i) {
+    xs[i] = static_cast<float>(i);
+    ys[i] = 1.0f;
+    want[i] = 3.0f * xs[i] + 1.0f;
+  }
+  x.copy_from(xs);
+  y.copy_from(ys);
+  if (rank == 1)
+    saxpy.launch(Domain{n}, 3.0f, x, y);
+  else
+    saxpy.launch(Domain{n, n}, 3.0f, x, y);
+  EXPECT_EQ(y.to_vector<float>(), want);
+}
+
+std::vector<char> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_bytes(const std::string& path, const std::vector<char>& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<long>(bytes.size()));
+}
+
+std::size_t count_of(const std::string& text, const std::string& needle) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++count;
+  return count;
+}
+
+const DiskCacheEntry& entry_in(const std::vector<DiskCacheEntry>& entries,
+                               const std::string& variant) {
+  for (const DiskCacheEntry& entry : entries) {
+    if (fs::path(entry.directory).filename() == variant) return entry;
+  }
+  throw std::runtime_error("no entry for " + variant);
+}
+
+class DiskCacheRuntime : public ::testing::Test {
+ protected:
+  NeutralCacheEnv neutral_;
+  TempDir dir_;
+};
+
+TEST_F(DiskCacheRuntime, SecondRuntimeLoadsFromDiskWithoutCompiling) {
+  {
+    Runtime first(on_disk(dir_.path()));
+    EXPECT_EQ(first.cache_dir(), dir_.path());
+    run_saxpy(first, 1);
+    run_saxpy(first, 1);  // memory hit: the disk is not asked again
+    const CacheCounters c = first.counters();
+    EXPECT_EQ(c.compiles, 1u);
+    EXPECT_EQ(c.memory_hits, 1u);
+    EXPECT_EQ(c.disk_hits, 0u);
+    EXPECT_EQ(c.disk_writes, 1u);
+  }
+  Runtime second(on_disk(dir_.path()));
+  Kernel saxpy = second.kernel(test::saxpy_kernel());
+  Field x = second.allocate<float>({4});
+  Field y = second.allocate<float>({4});
+  x.copy_from(std::vector<float>{1, 2, 3, 4});
+  y.copy_from(std::vector<float>{1, 1, 1, 1});
+  const LaunchSummary summary = saxpy.launch(Domain{4}, 3.0f, x, y);
+  EXPECT_FALSE(summary.compiled);
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{4, 7, 10, 13}));
+  const CacheCounters c = second.counters();
+  EXPECT_EQ(c.compiles, 0u);
+  EXPECT_EQ(c.disk_hits, 1u);
+  EXPECT_EQ(c.disk_writes, 0u);
+}
+
+TEST_F(DiskCacheRuntime, LayoutAndPermissions) {
+  Runtime runtime(on_disk(dir_ / "root"));
+  run_saxpy(runtime, 2);
+  const std::vector<DiskCacheEntry> entries = list_disk_cache(dir_ / "root", true);
+  ASSERT_EQ(entries.size(), 1u);
+  const fs::path relative(entries[0].directory);
+  EXPECT_EQ(relative.begin()->string(), "cpu");
+  EXPECT_EQ(relative.filename().string(), "direct-r2");
+  EXPECT_EQ(fs::path(entries[0].path).extension(), ".bin");
+  EXPECT_EQ(entries[0].kernel, "saxpy");
+  EXPECT_TRUE(entries[0].valid) << entries[0].problem;
+  struct stat info {};
+  ASSERT_EQ(::stat((dir_ / "root").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0700u);
+  ASSERT_EQ(::stat(entries[0].path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+}
+
+// Each kind of damage: detected, reported once at warning level, compiled again,
+// replaced, and the results are right.
+class DamagedEntry
+    : public DiskCacheRuntime,
+      public ::testing::WithParamInterface<
+          std::pair<const char*, std::function<void(const std::string&, const std::string&)>>> {};
+
+TEST_P(DamagedEntry, IsRecompiledReportedOnceAndReplaced) {
+  std::string victim, other;
+  {
+    Runtime writer(on_disk(dir_.path()));
+    run_saxpy(writer, 1);
+    run_saxpy(writer, 2);
+    const std::vector<DiskCacheEntry> entries = list_disk_cache(dir_.path(), false);
+    ASSERT_EQ(entries.size(), 2u);
+    victim = entry_in(entries, "direct-r1").path;
+    other = entry_in(entries, "direct-r2").path;
+  }
+  GetParam().second(victim, other);
+
+  testing::internal::CaptureStderr();
+  CacheCounters c;
+  {
+    Runtime reader(on_disk(dir_.path()));
+    run_saxpy(reader, 1);
+    run_saxpy(reader, 1);
+    run_saxpy(reader, 2);
+    c = reader.counters();
+  }
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(c.disk_rejected, 1u);
+  EXPECT_EQ(c.compiles, 1u);
+  EXPECT_EQ(c.disk_hits, 1u);  // the undamaged rank-2 entry
+  EXPECT_EQ(c.disk_writes, 1u);
+  EXPECT_EQ(count_of(log, "[warning]"), 1u) << log;
+  EXPECT_NE(log.find(victim), std::string::npos) << log;
+
+  Runtime after(on_disk(dir_.path()));
+  run_saxpy(after, 1);
+  EXPECT_EQ(after.counters().disk_hits, 1u);
+  EXPECT_EQ(after.counters().compiles, 0u);
+  for (const DiskCacheEntry& entry : list_disk_cache(dir_.path(), true)) {
+    EXPECT_TRUE(entry.valid) << entry.path << ": " << entry.problem;
+  }
+}
+
+using Damage = std::function<void(const std::string&, const std::string&)>;
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, DamagedEntry,
+    ::testing::Values(
+        std::make_pair("truncated", Damage([](const std::string& victim, const std::string&) {
+                         std::vector<char> bytes = read_bytes(victim);
+                         bytes.resize(bytes.size() / 2);
+                         write_bytes(victim, bytes);
+                       })),
+        std::make_pair("bit_flip_in_payload",
+                       Damage([](const std::string& victim, const std::string&) {
+                         std::vector<char> bytes = read_bytes(victim);
+                         bytes[bytes.size() - 100] ^= 0x10;
+                         write_bytes(victim, bytes);
+                       })),
+        std::make_pair("bit_flip_in_key", Damage([](const std::string& victim, const std::string&) {
+                         std::vector<char> bytes = read_bytes(victim);
+                         bytes[50] ^= 0x01;
+                         write_bytes(victim, bytes);
+                       })),
+        std::make_pair("wrong_magic", Damage([](const std::string& victim, const std::string&) {
+                         std::vector<char> bytes = read_bytes(victim);
+                         bytes[0] = 'X';
+                         write_bytes(victim, bytes);
+                       })),
+        std::make_pair("wrong_version", Damage([](const std::string& victim, const std::string&) {
+                         std::vector<char> bytes = read_bytes(victim);
+                         bytes[8] = static_cast<char>(bytes[8] + 1);
+                         write_bytes(victim, bytes);
+                       })),
+        std::make_pair("wrong_key", Damage([](const std::string& victim, const std::string& other) {
+                         write_bytes(victim, read_bytes(other));
+                       })),
+        std::make_pair("zero_length", Damage([](const std::string& victim, const std::string&) {
+                         write_bytes(victim, {});
+                       })),
+        std::make_pair("world_writable_entry",
+                       Damage([](const std::string& victim, const std::string&) {
+                         ASSERT_EQ(::chmod(victim.c_str(), 0666), 0);
+                       })),
+        std::make_pair("symbolic_link",
+                       Damage([](const std::string& victim, const std::string& other) {
+                         ASSERT_EQ(::unlink(victim.c_str()), 0);
+                         ASSERT_EQ(::symlink(other.c_str(), victim.c_str()), 0);
+                       }))),
+    [](const auto& info) { return std::string(info.param.first); });
+
+TEST_F(DiskCacheRuntime, EntryOfAnotherOwnerIsRefused) {
+  if (::geteuid() != 0) {
+    GTEST_SKIP() << "only root can give a file to another user; the mode checks above run "
+                    "for every user";
+  }
+  {
+    Runtime writer(on_disk(dir_.path()));
+    run_saxpy(writer, 1);
+  }
+  const std::string entry = list_disk_cache(dir_.path(), false).at(0).path;
+  ASSERT_EQ(::chown(entry.c_str(), 65534, 65534), 0);
+  Runtime reader(on_disk(dir_.path()));
+  run_saxpy(reader, 1);
+  EXPECT_EQ(reader.counters().disk_rejected, 1u);
+  EXPECT_EQ(reader.counters().compiles, 1u);
+  struct stat info {};
+  ASSERT_EQ(::stat(entry.c_str(), &info), 0);
+  EXPECT_EQ(info.st_uid, ::geteuid());  // replaced by our own
+}
+
+// A root others can write to could be planted with entries by another user: it is
+// refused, and the run goes on in memory. (Another owner is simulated by the mode,
+// which also works when the tests run as root.)
+TEST_F(DiskCacheRuntime, WorldOrGroupWritableRootMeansMemoryOnly) {
+  for (mode_t mode : {mode_t(0777), mode_t(0770), mode_t(0702)}) {
+    const std::string root = dir_ / ("shared" + std::to_string(mode));
+    ASSERT_EQ(::mkdir(root.c_str(), 0700), 0);
+    ASSERT_EQ(::chmod(root.c_str(), mode), 0);
+    testing::internal::CaptureStderr();
+    Runtime runtime(on_disk(root));
+    run_saxpy(runtime, 1);
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(runtime.cache_dir(), "");
+    EXPECT_EQ(runtime.counters().compiles, 1u);
+    EXPECT_EQ(runtime.counters().disk_writes, 0u);
+    EXPECT_EQ(count_of(log, "[warning]"), 1u) << log;
+    EXPECT_NE(log.find("writable by group or others"), std::string::npos) << log;
+    EXPECT_TRUE(fs::is_empty(root));
+  }
+}
+
+// Unwritable without relying on permission bits (root ignores them): the root's path
+// is a regular file, or lies below one.
+TEST_F(DiskCacheRuntime, UnusableRootMeansMemoryOnlyWithOneWarning) {
+  const std::string file = dir_ / "not-a-directory";
+  std::ofstream(file) << "x";
+  for (const std::string& root : {file, file + "/stubjit"}) {
+    testing::internal::CaptureStderr();
+    Runtime runtime(on_disk(root));
+    run_saxpy(runtime, 1);
+    run_saxpy(runtime, 2);
+    const std::string log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(runtime.cache_dir(), "");
+    EXPECT_EQ(runtime.counters().compiles, 2u);
+    EXPECT_EQ(count_of(log, "[warning]"), 1u) << log;
+    EXPECT_NE(log.find("memory only"), std::string::npos) << log;
+  }
+}
+
+TEST_F(DiskCacheRuntime, OffSwitches) {
+  {
+    ScopedEnv env_dir("STUBJIT_CACHE_DIR", dir_ / "from-env");
+    ScopedEnv off("STUBJIT_CACHE", "off");
+    RuntimeOptions options;
+    options.backend = "cpu";
+    Runtime runtime(options);
+    run_saxpy(runtime, 1);
+    EXPECT_EQ(runtime.cache_dir(), "");
+    EXPECT_EQ(runtime.counters().compiles, 1u);
+    EXPECT_FALSE(fs::exists(dir_ / "from-env"));
+    EXPECT_FALSE(disk_cache_info().enabled);
+  }
+  RuntimeOptions options = on_disk(dir_ / "by-option");
+  options.disk_cache = false;
+  Runtime runtime(options);
+  run_saxpy(runtime, 1);
+  EXPECT_EQ(runtime.cache_dir(), "");
+  EXPECT_FALSE(fs::exists(dir_ / "by-option"));
+}
+
+TEST_F(DiskCacheRuntime, DefaultLocationFollowsXdgThenHome) {
+  {
+    ScopedEnv xdg("XDG_CACHE_HOME", dir_ / "xdg");
+    RuntimeOptions options;
+    options.backend = "cpu";
+    Runtime runtime(options);
+    EXPECT_EQ(runtime.cache_dir(), dir_ / "xdg/stubjit");
+    run_saxpy(runtime, 1);
+    EXPECT_EQ(list_disk_cache(dir_ / "xdg/stubjit", false).size(), 1u);
+  }
+  ScopedEnv xdg("XDG_CACHE_HOME", std::nullopt);
+  ScopedEnv home("HOME", dir_ / "home");
+  RuntimeOptions options;
+  options.backend = "cpu";
+  EXPECT_EQ(Runtime(options).cache_dir(), dir_ / "home/.cache/stubjit");
+  ScopedEnv env_dir("STUBJIT_CACHE_DIR", dir_ / "env");
+  EXPECT_EQ(Runtime(options).cache_dir(), dir_ / "env");
+  const DiskCacheInfo info = disk_cache_info(options);
+  EXPECT_TRUE(info.enabled);
+  EXPECT_EQ(info.root, dir_ / "env");
+  EXPECT_EQ(info.max_bytes, std::uint64_t(1) << 30);
+}
+
+KernelSource numbered(int j) {
+  return {"add" + std::to_string(j),
+          {scalar<float>("a"), in<float>("x"), inout<float>("y")},
+          "y = a * x + y + " + std::to_string(j) + ".0f;"};
+}
+
+void launch_numbered(Runtime& runtime, int j) {
+  Field x = runtime.allocate<float>({16});
+  Field y = runtime.allocate<float>({16});
+  x.copy_from(std::vector<float>(16, 1.0f));
+  y.copy_from(std::vector<float>(16, 1.0f));
+  runtime.kernel(numbered(j)).launch(Domain{16}, 2.0f, x, y);
+  EXPECT_EQ(y.to_vector<float>(), std::vector<float>(16, 3.0f + static_cast<float>(j)));
+}
+
+TEST_F(DiskCacheRuntime, SizeCapEvictsLeastRecentlyUsed) {
+  std::uint64_t entry_bytes = 0;
+  {
+    TempDir probe;
+    Runtime runtime(on_disk(probe.path()));
+    launch_numbered(runtime, 0);
+    entry_bytes = list_disk_cache(probe.path(), false).at(0).bytes;
+  }
+  RuntimeOptions options = on_disk(dir_.path());
+  options.cache_max_bytes = entry_bytes * 5 / 2;  // room for two entries
+  {
+    Runtime runtime(options);
+    for (int j = 0; j < 5; ++j) launch_numbered(runtime, j);
+    EXPECT_EQ(runtime.counters().disk_writes, 5u);
+  }
+  std::uint64_t total = 0;
+  for (const DiskCacheEntry& entry : list_disk_cache(dir_.path(), true)) {
+    EXPECT_TRUE(entry.valid);
+    total += entry.bytes;
+  }
+  EXPECT_LE(total, options.cache_max_bytes);
+  Runtime later(options);
+  launch_numbered(later, 4);  // the newest survived
+  EXPECT_EQ(later.counters().disk_hits, 1u);
+  launch_numbered(later, 0);  // the oldest was evicted
+  EXPECT_EQ(later.counters().compiles, 1u);
+}
+
+TEST_F(DiskCacheRuntime, CompilesAnywayWhenTheLockCannotBeHad) {
+  std::string entry;
+  {
+    Runtime writer(on_disk(dir_.path()));
+    run_saxpy(writer, 1);
+    entry = list_disk_cache(dir_.path(), false).at(0).path;
+  }
+  const std::string lock_path = fs::path(entry).replace_extension(".lock").string();
+  ASSERT_EQ(::unlink(entry.c_str()), 0);
+  const int held = ::open(lock_path.c_str(), O_RDWR | O_CREAT, 0600);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX), 0);  // as if another process hung while compiling
+  ScopedEnv wait("STUBJIT_CACHE_LOCK_TIMEOUT_MS", "100");
+  Runtime reader(on_disk(dir_.path()));
+  run_saxpy(reader, 1);
+  EXPECT_EQ(reader.counters().compiles, 1u);
+  EXPECT_EQ(reader.counters().disk_writes, 1u);
+  ::close(held);
+  EXPECT_TRUE(list_disk_cache(dir_.path(), true).at(0).valid);
+}
+
+TEST_F(DiskCacheRuntime, FailedCompilesStoreNothing) {
+  Runtime runtime(on_disk(dir_.path()));
+  Kernel broken = runtime.kernel({"broken", {inout<float>("y")}, "y = undefined_name;"});
+  Field y = runtime.allocate<float>({4});
+  EXPECT_THROW(broken.launch(Domain{4}, y), CompileError);
+  EXPECT_TRUE(list_disk_cache(dir_.path(), false).empty());
+  EXPECT_EQ(runtime.counters().disk_writes, 0u);
+}
+
+}  // namespace
+}  // namespace stubjit
