@@ -128,15 +128,17 @@ TEST(HipBackend, NamedWithArchOpensCompileOnly) {
   EXPECT_NO_THROW(backend.synchronize());
 }
 
-TEST(HipBackend, MalformedArchIsTheReason) {
+TEST(HipBackend, MalformedOrUnknownArchIsTheReason) {
   SKIP_WITH_AMD_GPU();
   STUBJIT_REQUIRE_HIPRTC();
-  ScopedEnv arch("STUBJIT_HIP_ARCH", "sm_90");
-  BackendConfig config;
-  config.named = true;
-  const BackendProbe probe = open_hip_backend(config);
-  EXPECT_FALSE(probe.backend);
-  EXPECT_NE(probe.reason.find("sm_90"), std::string::npos) << probe.reason;
+  for (const char* bad : {"sm_90", "gfx9999"}) {
+    ScopedEnv arch("STUBJIT_HIP_ARCH", bad);
+    BackendConfig config;
+    config.named = true;
+    const BackendProbe probe = open_hip_backend(config);
+    EXPECT_FALSE(probe.backend);
+    EXPECT_NE(probe.reason.find(bad), std::string::npos) << probe.reason;
+  }
 }
 
 TEST(HipBackend, RuntimeNamedHipCompilesStubsWithoutAGpu) {

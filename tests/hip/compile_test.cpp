@@ -41,8 +41,9 @@ StubRequest hip_request(const KernelSource& kernel, Mode mode, int rank, int ind
   request.index_bits = index_bits;
   request.kernel = &kernel;
   request.bindings = test::e2e_bindings(kernel);
-  request.max_threads_per_group =
-      max_group_threads(hip::hip_device_limits(shape), kernel.block, mode, rank);
+  const DeviceLimits limits = hip::hip_device_limits(shape);
+  request.max_threads_per_group = max_group_threads(limits, kernel.block, mode, rank);
+  request.warp_size = limits.warp_size;
   return request;
 }
 
@@ -74,6 +75,9 @@ TEST_P(HipCompileAll, EveryModeAndRankIsAnAmdgpuCodeObjectWithTheEntry) {
   for (const auto& [mode, rank] : test::all_stub_variants()) {
     const GeneratedStub stub = generate_stub(hip_request(kernel, mode, rank, 64, arch));
     SCOPED_TRACE(stub.entry);
+    ASSERT_NE(stub.source.find("#define STUBJIT_WARP_SIZE " +
+                               std::to_string(hip::default_wavefront_size(arch))),
+              std::string::npos);
     expect_code_object(compile(compiler, stub, kernel.name), stub.entry, arch);
   }
 }
@@ -140,6 +144,24 @@ TEST(HipCompile, ErrorInTheHelpersIsReportedAtTheHelpersLine) {
   }
 }
 
+// The wavefront width the planner assumes for a target (hip_target.cpp) is the one
+// hipRTC compiles for: the stub's STUBJIT_WARP_SIZE against clang's own
+// __AMDGCN_WAVEFRONT_SIZE, in device code.
+TEST(HipCompile, WavefrontSizeIsTheCompilersForEachTarget) {
+  STUBJIT_REQUIRE_HIPRTC();
+  const KernelSource kernel{
+      "wave",
+      {inout<float>("y")},
+      "static_assert(STUBJIT_WARP_SIZE == __AMDGCN_WAVEFRONT_SIZE, \"wavefront\");\ny = 1;"};
+  for (const std::string arch : {"gfx90a", "gfx908", "gfx1030", "gfx1031"}) {
+    StubRequest request = hip_request(kernel, Mode::direct, 1, 64, arch);
+    const HiprtcCompiler compiler(arch);
+    EXPECT_NO_THROW(compile(compiler, generate_stub(request), kernel.name)) << arch;
+    request.warp_size = request.warp_size == 64 ? 32 : 64;  // the check can fail
+    EXPECT_THROW(compile(compiler, generate_stub(request), kernel.name), CompileError) << arch;
+  }
+}
+
 TEST(HipCompile, ExtraCompilerOptionsReachHiprtc) {
   STUBJIT_REQUIRE_HIPRTC();
   const KernelSource kernel{"flagged",
@@ -163,6 +185,22 @@ TEST(HipCompile, MalformedTargetIsRefusedBeforeCompiling) {
   STUBJIT_REQUIRE_HIPRTC();
   for (const char* bad : {"", "sm_90", "gfx", "gfx90a;rm -rf", "gfx90a:xnack", "GFX90A"}) {
     EXPECT_THROW(HiprtcCompiler{bad}, BackendError) << bad;
+  }
+}
+
+// ROCm 5.2's hipRTC aborts the whole process on a target its comgr does not know;
+// stubjit asks comgr first and refuses with the targets it does know.
+TEST(HipCompile, TargetsUnknownToComgrAreRefusedBeforeHiprtcSeesThem) {
+  STUBJIT_REQUIRE_HIPRTC();
+  for (const char* unknown : {"gfx9999", "gfx1030:xnack-", "gfx90a:foo+"}) {
+    try {
+      HiprtcCompiler compiler(unknown);
+      FAIL() << "accepted " << unknown;
+    } catch (const BackendError& error) {
+      const std::string what = error.what();
+      EXPECT_NE(what.find(std::string("does not know ") + unknown), std::string::npos) << what;
+      EXPECT_NE(what.find("gfx90a"), std::string::npos) << what;  // among those it knows
+    }
   }
 }
 

@@ -4,12 +4,11 @@
 
 #include <mutex>
 
+#include "backends/hip/comgr.hpp"
 #include "runtime/env.hpp"
 #include "runtime/log.hpp"
 
 namespace stubjit::detail::hip {
-namespace {
-
 std::vector<std::string> with_rocm_dirs(const std::vector<std::string>& names) {
   std::vector<std::string> candidates = names;
   std::vector<std::string> dirs;
@@ -21,30 +20,13 @@ std::vector<std::string> with_rocm_dirs(const std::vector<std::string>& names) {
   return candidates;
 }
 
-// hipRTC compiles through libamd_comgr, which carries its own clang and links its
-// own LLVM. stubjit's CPU backend brings libclang-cpp (LLVM 14) into the global
-// symbol scope, and that library exports unversioned instances of LLVM templates
-// (pass models, vtables): comgr, loaded by the HIP library with plain dlopen, binds
-// to those and crashes inside the first hipRTC compile (seen with Debian's ROCm 5.2
-// and LLVM 14). Opening comgr first with RTLD_DEEPBIND makes its own definitions win;
-// the HIP library's later dlopen of the same soname then gets this instance.
-void preload_comgr_isolated() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    for (const std::string& candidate :
-         with_rocm_dirs({"libamd_comgr.so.3", "libamd_comgr.so.2"})) {
-      if (::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NODELETE)) {
-        logger().debug("hip: loaded {} with its own symbol scope", candidate);
-      }
-    }
-  });
-}
+namespace {
 
 // Opens each candidate until one defines every symbol `resolve` asks for.
 template <class Resolve>
 void* open_first(const std::vector<std::string>& candidates, const char* what, std::string& reason,
                  std::string& file, Resolve&& resolve) {
-  preload_comgr_isolated();
+  load_comgr_isolated();
   std::string tried;
   for (const std::string& candidate : candidates) {
     void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);

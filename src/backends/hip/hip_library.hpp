@@ -26,6 +26,10 @@ struct RuntimeLibrary {
   int version = 0;  // hipRuntimeGetVersion: major * 10^7 + minor * 10^5 + patch
 };
 
+// `names` as they are (the dynamic loader's search path), then under $ROCM_PATH/lib
+// and /opt/rocm/lib.
+std::vector<std::string> with_rocm_dirs(const std::vector<std::string>& names);
+
 // Where to look, in order: names go through the dynamic loader's search path, then
 // $ROCM_PATH/lib and /opt/rocm/lib.
 std::vector<std::string> default_hiprtc_candidates();

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "backends/hip/code_object.hpp"
+#include "backends/hip/comgr.hpp"
 #include "backends/hip/hip_target.hpp"
 #include "runtime/log.hpp"
 #include "stubjit/error.hpp"
@@ -60,6 +61,9 @@ HiprtcCompiler::HiprtcCompiler(std::string target_id)
     throw BackendError("hip: '" + target_ +
                        "' is not an AMDGPU target id (expected e.g. gfx90a, gfx1030 or "
                        "gfx90a:xnack-)");
+  }
+  if (const std::string problem = comgr_target_problem(target_); !problem.empty()) {
+    throw BackendError("hip: " + compiler_id() + " cannot compile for " + target_ + ": " + problem);
   }
 }
 

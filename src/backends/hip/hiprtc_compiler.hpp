@@ -20,8 +20,9 @@ std::string device_default_source(const std::string& stub_source);
 
 class HiprtcCompiler {
  public:
-  // Throws BackendError when hipRTC cannot be loaded (with every path tried) or when
-  // `target_id` is not a target id such as "gfx90a" or "gfx90a:xnack-".
+  // Throws BackendError when hipRTC cannot be loaded (with every path tried), when
+  // `target_id` is not a target id such as "gfx90a" or "gfx90a:xnack-", or when this
+  // hipRTC's comgr does not know it (ROCm 5.2's hipRTC would abort the process).
   explicit HiprtcCompiler(std::string target_id);
 
   const std::string& target_id() const { return target_; }

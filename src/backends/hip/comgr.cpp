@@ -1,0 +1,95 @@
+#include "backends/hip/comgr.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "backends/hip/hip_library.hpp"
+#include "runtime/log.hpp"
+
+namespace stubjit::detail::hip {
+namespace {
+
+// The few comgr declarations used (amd_comgr.h, stable since ROCm 4).
+using comgr_status = int;  // AMD_COMGR_STATUS_SUCCESS = 0
+struct ActionInfo {
+  std::uint64_t handle;
+};
+struct ComgrApi {
+  comgr_status (*create_action_info)(ActionInfo*) = nullptr;
+  comgr_status (*destroy_action_info)(ActionInfo) = nullptr;
+  comgr_status (*set_isa_name)(ActionInfo, const char*) = nullptr;
+  comgr_status (*get_isa_count)(std::size_t*) = nullptr;
+  comgr_status (*get_isa_name)(std::size_t, const char**) = nullptr;
+};
+
+constexpr const char isa_prefix[] = "amdgcn-amd-amdhsa--";
+
+std::vector<ComgrApi>& loaded_comgrs() {
+  static std::vector<ComgrApi> apis;
+  return apis;
+}
+
+template <class F>
+bool bind(void* handle, const char* name, F& function) {
+  function = reinterpret_cast<F>(::dlsym(handle, name));
+  return function != nullptr;
+}
+
+std::string known_processors(const ComgrApi& api) {
+  std::size_t count = 0;
+  if (api.get_isa_count(&count) != 0) return "unknown";
+  std::string list;
+  for (std::size_t i = 0; i < count; ++i) {
+    const char* name = nullptr;
+    if (api.get_isa_name(i, &name) != 0 || !name) continue;
+    std::string isa = name;
+    if (isa.rfind(isa_prefix, 0) == 0) isa = isa.substr(sizeof(isa_prefix) - 1);
+    list += (list.empty() ? "" : ", ") + isa;
+  }
+  return list;
+}
+
+}  // namespace
+
+void load_comgr_isolated() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (const std::string& candidate :
+         with_rocm_dirs({"libamd_comgr.so.3", "libamd_comgr.so.2"})) {
+      void* handle =
+          ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NODELETE);
+      if (!handle) continue;
+      logger().debug("hip: loaded {} in its own symbol scope", candidate);
+      ComgrApi api;
+      if (bind(handle, "amd_comgr_create_action_info", api.create_action_info) &&
+          bind(handle, "amd_comgr_destroy_action_info", api.destroy_action_info) &&
+          bind(handle, "amd_comgr_action_info_set_isa_name", api.set_isa_name) &&
+          bind(handle, "amd_comgr_get_isa_count", api.get_isa_count) &&
+          bind(handle, "amd_comgr_get_isa_name", api.get_isa_name)) {
+        loaded_comgrs().push_back(api);
+      }
+    }
+  });
+}
+
+std::string comgr_target_problem(const std::string& target_id) {
+  load_comgr_isolated();
+  const std::string isa = isa_prefix + target_id;
+  for (const ComgrApi& api : loaded_comgrs()) {
+    ActionInfo info{};
+    if (api.create_action_info(&info) != 0) continue;
+    const comgr_status status = api.set_isa_name(info, isa.c_str());
+    api.destroy_action_info(info);
+    if (status != 0) {
+      return "its code object manager (comgr) does not know " + target_id +
+             "; it knows: " + known_processors(api) +
+             " (target features: only xnack and sramecc, where the processor has them)";
+    }
+  }
+  return "";
+}
+
+}  // namespace stubjit::detail::hip
