@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build pkg-config g++
   llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-common-14-dev
-  libspdlog-dev libfmt-dev libxxhash-dev
+  libspdlog-dev libfmt-dev libxxhash-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

@@ -1,0 +1,274 @@
+// The stubjit command: info, cache ls/stats/verify/clear and dump-stub, with text
+// and --json output, exit statuses and error messages.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "common/child_process.hpp"
+#include "common/temp_dir.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace stubjit {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using test::Child;
+using test::ChildReport;
+using test::TempDir;
+
+class Cli : public ::testing::Test {
+ protected:
+  // Runs `stubjit args...` with the cache under cache_ (not created beforehand).
+  ChildReport stubjit(const std::vector<std::string>& args) {
+    std::vector<std::string> argv{STUBJIT_TOOL};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return Child(argv, env(), scratch_ / ("out" + std::to_string(runs_++))).wait();
+  }
+  json stubjit_json(const std::vector<std::string>& args, int expected_status = 0) {
+    std::vector<std::string> with_json = args;
+    with_json.push_back("--json");
+    const ChildReport report = stubjit(with_json);
+    EXPECT_EQ(report.exit_code, expected_status) << report.output << report.errors;
+    return json::parse(report.output);
+  }
+  // Fills the cache the way an application does: the test helper's kernel suite.
+  std::uint64_t fill_cache() {
+    const ChildReport report =
+        Child({STUBJIT_CACHE_CHILD, "suite"}, env(), scratch_ / "child.txt").wait();
+    EXPECT_EQ(report.exit_code, 0) << report.output << report.errors;
+    return report.number("disk_writes");
+  }
+  std::vector<std::string> env() const {
+    return {"STUBJIT_CACHE_DIR=" + cache_root(), "STUBJIT_CACHE=on", "STUBJIT_BACKEND=cpu",
+            "STUBJIT_CACHE_MAX_BYTES=1G"};
+  }
+  std::string cache_root() const { return dir_ / "cache"; }
+
+  TempDir dir_, scratch_;
+  int runs_ = 0;
+};
+
+TEST_F(Cli, InfoListsBackendsToolchainsAndTheCache) {
+  const json info = stubjit_json({"info"});
+  EXPECT_EQ(info["version"], "0.1.0");
+  std::set<std::string> names;
+  for (const json& backend : info["backends"]) {
+    names.insert(backend["name"].get<std::string>());
+    if (backend["available"].get<bool>()) {
+      EXPECT_FALSE(backend["target"].get<std::string>().empty());
+      EXPECT_FALSE(backend["compiler"].get<std::string>().empty());
+      EXPECT_GT(backend["limits"]["max_threads_per_block"].get<unsigned>(), 0u);
+    } else {
+      EXPECT_FALSE(backend["reason"].get<std::string>().empty()) << backend.dump();
+    }
+    if (backend["name"] == "cpu") {
+      EXPECT_TRUE(backend["available"].get<bool>());
+      EXPECT_EQ(backend["compiler"].get<std::string>().rfind("clang ", 0), 0u);
+    }
+  }
+  std::set<std::string> known;  // every backend the library knows, available or not
+  for (const BackendStatus& status : Runtime::probe_backends()) known.insert(status.name);
+  EXPECT_EQ(names, known);
+  EXPECT_TRUE(names.count("cpu") && names.count("cuda"));
+  EXPECT_EQ(info["cache"]["root"], cache_root());
+  EXPECT_TRUE(info["cache"]["enabled"].get<bool>());
+  EXPECT_EQ(info["cache"]["max_bytes"], 1u << 30);
+  EXPECT_FALSE(fs::exists(cache_root()));  // looking creates nothing
+
+  const ChildReport text = stubjit({"info"});
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.output.find("cpu   available"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("root      " + cache_root()), std::string::npos) << text.output;
+}
+
+TEST_F(Cli, CacheLsAndStatsDescribeTheEntries) {
+  const std::uint64_t stubs = fill_cache();
+  ASSERT_GT(stubs, 0u);
+  const json ls = stubjit_json({"cache", "ls"});
+  ASSERT_EQ(ls["entries"].size(), stubs);
+  std::set<std::string> kernels;
+  for (const json& entry : ls["entries"]) {
+    kernels.insert(entry["kernel"].get<std::string>());
+    EXPECT_TRUE(entry["valid"].get<bool>());
+    EXPECT_EQ(entry["format"], "elf-object");
+    EXPECT_EQ(entry["directory"].get<std::string>().rfind("cpu/", 0), 0u);
+    EXPECT_EQ(entry["bytes"].get<std::uint64_t>(), fs::file_size(entry["path"].get<std::string>()));
+  }
+  EXPECT_TRUE(kernels.count("saxpy"));
+  EXPECT_TRUE(kernels.count("write_index"));
+
+  const json stats = stubjit_json({"cache", "stats"});
+  EXPECT_EQ(stats["entries"], stubs);
+  std::uint64_t bytes = 0;
+  for (const json& entry : ls["entries"]) bytes += entry["bytes"].get<std::uint64_t>();
+  EXPECT_EQ(stats["bytes"], bytes);
+  EXPECT_EQ(stats["backends"]["cpu"]["entries"], stubs);
+
+  const ChildReport text = stubjit({"cache", "ls"});
+  EXPECT_NE(text.output.find(std::to_string(stubs) + " entries"), std::string::npos);
+  EXPECT_NE(text.output.find("saxpy"), std::string::npos);
+}
+
+TEST_F(Cli, VerifyFindsAndRemovesBadEntries) {
+  const std::uint64_t stubs = fill_cache();
+  ASSERT_GE(stubs, 3u);
+  json ok = stubjit_json({"cache", "verify"});
+  EXPECT_EQ(ok["entries"], stubs);
+  EXPECT_TRUE(ok["bad"].empty());
+
+  const json ls = stubjit_json({"cache", "ls"});
+  const std::string truncated = ls["entries"][0]["path"];
+  const std::string renamed = ls["entries"][1]["path"];
+  const std::string moved = ls["entries"][2]["path"];
+  fs::resize_file(truncated, fs::file_size(truncated) - 1);
+  // An intact entry under another key's name, and one in another variant's directory.
+  fs::rename(renamed, fs::path(renamed).parent_path() / "0123456789abcdef0123456789abcdef.bin");
+  const fs::path elsewhere = fs::path(cache_root()) / "cpu" / "other-target" / "direct-r1";
+  fs::create_directories(elsewhere);
+  fs::permissions(elsewhere.parent_path(), fs::perms::owner_all);
+  fs::permissions(elsewhere, fs::perms::owner_all);
+  fs::rename(moved, elsewhere / fs::path(moved).filename());
+
+  const json bad = stubjit_json({"cache", "verify"}, 1);
+  ASSERT_EQ(bad["bad"].size(), 3u) << bad.dump(2);
+  std::map<std::string, std::string> problems;
+  for (const json& entry : bad["bad"]) problems[entry["path"]] = entry["problem"];
+  EXPECT_EQ(problems[truncated], "truncated");
+  EXPECT_EQ(
+      problems[(fs::path(renamed).parent_path() / "0123456789abcdef0123456789abcdef.bin").string()],
+      "its key does not match its file name");
+  EXPECT_EQ(problems[(elsewhere / fs::path(moved).filename()).string()],
+            "it is not in the directory its key names");
+
+  const ChildReport text = stubjit({"cache", "verify"});
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.output.find("BAD " + truncated + ": truncated"), std::string::npos);
+
+  const json removed = stubjit_json({"cache", "verify", "--remove"});
+  EXPECT_EQ(removed["removed"], 3u);
+  EXPECT_FALSE(fs::exists(truncated));
+  EXPECT_EQ(stubjit_json({"cache", "verify"})["entries"], stubs - 3);
+}
+
+TEST_F(Cli, ClearRemovesByAge) {
+  const std::uint64_t stubs = fill_cache();
+  const std::string some_entry = stubjit_json({"cache", "ls"})["entries"][0]["path"];
+  const auto two_days_ago = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  fs::last_write_time(some_entry, two_days_ago);
+  EXPECT_EQ(stubjit_json({"cache", "clear", "--older-than", "1d"})["removed"], 1u);
+  EXPECT_FALSE(fs::exists(some_entry));
+  EXPECT_EQ(stubjit_json({"cache", "stats"})["entries"], stubs - 1);
+  const ChildReport all = stubjit({"cache", "clear"});
+  EXPECT_EQ(all.exit_code, 0);
+  EXPECT_NE(all.output.find("removed " + std::to_string(stubs - 1) + " entries"),
+            std::string::npos);
+  EXPECT_EQ(stubjit_json({"cache", "stats"})["entries"], 0u);
+
+  const ChildReport bad = stubjit({"cache", "clear", "--older-than", "soon"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.errors.find("expected a duration"), std::string::npos) << bad.errors;
+}
+
+TEST_F(Cli, CacheCommandsOnAMissingOrUnsafeRoot) {
+  EXPECT_EQ(stubjit_json({"cache", "ls"})["entries"].size(), 0u);
+  EXPECT_EQ(stubjit_json({"cache", "clear"})["removed"], 0u);
+  EXPECT_FALSE(fs::exists(cache_root()));
+  const std::string shared = dir_ / "shared";
+  fs::create_directories(shared);
+  fs::permissions(shared, fs::perms::all);
+  const ChildReport refused = stubjit({"cache", "clear", "--cache-dir", shared});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.errors.find("writable by group or others"), std::string::npos)
+      << refused.errors;
+}
+
+std::string sample(const std::string& name) { return std::string(STUBJIT_SAMPLES) + "/" + name; }
+
+TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
+  const ChildReport dumped =
+      stubjit({"dump-stub", sample("saxpy.json"), "--mode", "spread", "--rank", "2"});
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.errors;
+  // The same bytes the CPU runtime generates for a real launch of that kernel.
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.disk_cache = false;
+  Runtime runtime(options);
+  Kernel saxpy = runtime.kernel(
+      {"saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;"});
+  Field x = runtime.allocate<float>({4, 4});
+  Field y = runtime.allocate<float>({4, 4});
+  EXPECT_EQ(dumped.output, saxpy.stub_source(Domain{4, 4}, {1.0f, x, y}, Mode::spread));
+
+  const ChildReport stub_only = stubjit({"dump-stub", sample("saxpy.json"), "--stub-only"});
+  EXPECT_EQ(stub_only.output.rfind("#line 1 \"stubjit_saxpy_direct_r1.cpp\"", 0), 0u)
+      << stub_only.output.substr(0, 200);
+}
+
+TEST_F(Cli, DumpStubWritesGpuDialectsWithoutADevice) {
+  const json cuda = stubjit_json({"dump-stub", sample("row_sum.json"), "--mode", "spread", "--rank",
+                                  "4", "--dialect", "cuda", "--index-bits", "32"});
+  EXPECT_EQ(cuda["entry"], "stubjit_row_sum_spread_r4");
+  EXPECT_EQ(cuda["file_name"], "stubjit_row_sum_spread_r4.cu");
+  const std::string source = cuda["source"];
+  EXPECT_NE(source.find("#define STUBJIT_MAX_GROUP_THREADS 256"), std::string::npos);
+  EXPECT_NE(source.find("extern \"C\" __global__ void __launch_bounds__(STUBJIT_MAX_GROUP_THREADS) "
+                        "stubjit_row_sum_spread_r4("),
+            std::string::npos);
+  EXPECT_NE(source.find("stubjit::FieldSlot<const stubjit::i32, 1> table;"), std::string::npos);
+  EXPECT_NE(source.find("stubjit::FieldSlot<const double, 5> row;"), std::string::npos);
+  EXPECT_NE(source.find("index i32"), std::string::npos);
+  const json hip = stubjit_json({"dump-stub", sample("row_sum.json"), "--mode", "multi", "--rank",
+                                 "2", "--dialect", "hip", "--launch-bounds", "64"});
+  EXPECT_EQ(hip["file_name"], "stubjit_row_sum_multi_r2.hip");
+  EXPECT_NE(hip["source"].get<std::string>().find("#define STUBJIT_MAX_GROUP_THREADS 64"),
+            std::string::npos);
+}
+
+TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
+  const std::string file = dir_ / "kernel.json";
+  struct Case {
+    std::string json_text;
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::string good =
+      R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float"}], "body": "y = 1;"})";
+  const std::vector<Case> cases = {
+      {good, {"--mode", "direct", "--rank", "4"}, "mode direct covers rank 1 to 3"},
+      {"{not json", {}, "not JSON"},
+      {R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "half"}], "body": ""})",
+       {},
+       "unknown type 'half'"},
+      {R"({"name": "k", "params": [{"name": "y", "kind": "out", "type": "float"}], "body": ""})",
+       {},
+       "kind must be scalar, in, inout or index"},
+      {R"({"name": "9k", "params": [], "body": ""})", {}, "9k"},
+      {R"({"name": "k", "params": [], "body": 5})", {}, "body"},
+      {R"({"params": [], "body": ""})", {}, "'name' must be a string"},
+      {R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float", "rank": 7}], "body": ""})",
+       {"--mode", "spread", "--rank", "2"},
+       "needs a field of rank 9"},
+  };
+  for (const Case& c : cases) {
+    std::ofstream(file, std::ios::trunc) << c.json_text;
+    std::vector<std::string> args{"dump-stub", file};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const ChildReport report = stubjit(args);
+    EXPECT_EQ(report.exit_code, 2) << c.json_text;
+    EXPECT_NE(report.errors.find(c.message), std::string::npos) << c.json_text << "\n"
+                                                                << report.errors;
+  }
+  EXPECT_EQ(stubjit({"dump-stub", file, "--rank", "9"}).exit_code, 2);
+  EXPECT_EQ(stubjit({"dump-stub", file, "--mode", "diagonal"}).exit_code, 2);
+  const ChildReport missing = stubjit({"dump-stub", dir_ / "absent.json"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.errors.find("cannot be read"), std::string::npos);
+  EXPECT_EQ(stubjit({}).exit_code, 2);  // a subcommand is required
+  EXPECT_EQ(stubjit({"--version"}).output, "stubjit 0.1.0\n");
+}
+
+}  // namespace
+}  // namespace stubjit

@@ -1,0 +1,120 @@
+#include "kernel_file.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+namespace stubjit::tool {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+ElementType element_type(const std::string& name, const std::string& where) {
+  if (name == "float" || name == "f32") return ElementType::f32;
+  if (name == "double" || name == "f64") return ElementType::f64;
+  if (name == "int32" || name == "i32") return ElementType::i32;
+  if (name == "int64" || name == "i64") return ElementType::i64;
+  if (name == "uint32" || name == "u32") return ElementType::u32;
+  throw KernelFileError(where + ": unknown type '" + name +
+                        "' (float, double, int32, int64, uint32)");
+}
+
+// A string, or an array of lines joined with newlines (long bodies read better so).
+std::string text_of(const json& value, const std::string& where) {
+  if (value.is_string()) return value.get<std::string>();
+  if (!value.is_array()) throw KernelFileError(where + ": expected a string or an array of lines");
+  std::string text;
+  for (const json& line : value) {
+    if (!line.is_string()) throw KernelFileError(where + ": every line must be a string");
+    text += line.get<std::string>() + "\n";
+  }
+  return text;
+}
+
+std::string string_field(const json& object, const char* name, const std::string& where) {
+  if (!object.contains(name) || !object[name].is_string()) {
+    throw KernelFileError(where + ": '" + name + "' must be a string");
+  }
+  return object[name].get<std::string>();
+}
+
+void read_param(const json& p, const std::string& where, KernelDescription& out) {
+  if (!p.is_object()) throw KernelFileError(where + ": expected an object");
+  Param param;
+  param.name = string_field(p, "name", where);
+  const std::string kind = string_field(p, "kind", where);
+  Binding binding = Binding::scalar;
+  if (kind == "index") {
+    param = index(param.name);
+    binding = Binding::index;
+  } else if (kind == "scalar") {
+    param.kind = ParamKind::scalar;
+    param.type = element_type(string_field(p, "type", where), where);
+  } else if (kind == "in" || kind == "inout") {
+    param.kind = ParamKind::field;
+    param.type = element_type(string_field(p, "type", where), where);
+    param.access = kind == "in" ? Access::read_only : Access::read_write;
+    param.rank = p.value("rank", 0);
+    const std::string how = p.value("binding", std::string("projection"));
+    if (how != "projection" && how != "broadcast") {
+      throw KernelFileError(where + ": binding must be projection or broadcast");
+    }
+    binding = how == "broadcast" ? Binding::broadcast : Binding::projection;
+  } else {
+    throw KernelFileError(where + ": kind must be scalar, in, inout or index, not '" + kind + "'");
+  }
+  out.source.signature.push_back(param);
+  out.bindings.push_back(binding);
+}
+
+}  // namespace
+
+KernelDescription parse_kernel_description(const std::string& text, const std::string& origin) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw KernelFileError(origin + ": not JSON: " + error.what());
+  }
+  if (!doc.is_object()) throw KernelFileError(origin + ": expected a JSON object");
+  KernelDescription out;
+  try {
+    out.source.name = string_field(doc, "name", origin);
+    if (!doc.contains("params") || !doc["params"].is_array()) {
+      throw KernelFileError(origin + ": 'params' must be an array");
+    }
+    for (std::size_t i = 0; i < doc["params"].size(); ++i) {
+      read_param(doc["params"][i], origin + ": params[" + std::to_string(i) + "]", out);
+    }
+    if (!doc.contains("body")) throw KernelFileError(origin + ": 'body' is missing");
+    out.source.body = text_of(doc["body"], origin + ": body");
+    if (doc.contains("helpers")) out.source.helpers = text_of(doc["helpers"], origin + ": helpers");
+    if (doc.contains("block")) {
+      const json& block = doc["block"];
+      out.source.block.max_threads = block.value("max_threads", 0u);
+      if (block.contains("shape")) {
+        const auto shape = block["shape"].get<std::vector<std::uint32_t>>();
+        if (shape.size() != 3) throw KernelFileError(origin + ": block.shape needs 3 numbers");
+        out.source.block.shape = {shape[0], shape[1], shape[2]};
+      }
+    }
+  } catch (const json::exception& error) {  // a value of the wrong JSON type
+    throw KernelFileError(origin + ": " + error.what());
+  }
+  return out;
+}
+
+KernelDescription read_kernel_description(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw KernelFileError(path + ": cannot be read");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  return parse_kernel_description(text, path);
+}
+
+}  // namespace stubjit::tool
