@@ -46,9 +46,9 @@ STUBJIT_API std::vector<DiskCacheEntry> list_disk_cache(const std::string& root,
 STUBJIT_API std::size_t remove_disk_cache_entries(const std::string& root,
                                                   const std::vector<DiskCacheEntry>& entries);
 
-// Removes every entry not used for `older_than_seconds` (0: every entry), and with
-// every entry removed also the lock files. Removing an entry never disturbs a process
-// reading it (it holds its own descriptor); a later lookup misses and compiles.
+// Removes every entry not used for `older_than_seconds` (0: every entry), lock files
+// as old, and temporary files a crashed writer left (older than an hour). Removing an entry never
+// disturbs a process reading it (it holds its own descriptor); a later lookup misses and compiles.
 // Throws Error if `root` is not a private directory of the current user.
 STUBJIT_API std::size_t clear_disk_cache(const std::string& root,
                                          std::int64_t older_than_seconds = 0);

@@ -112,6 +112,7 @@ std::size_t clear_disk_cache(const std::string& root, std::int64_t older_than_se
       ++removed;
     }
   }
+  detail::remove_stale_temporaries(root);
   // Lock files only avoid duplicate compiles; removing one while a process waits on
   // it can at worst cause one compile too many.
   std::error_code error;

@@ -30,21 +30,6 @@ std::int64_t now_ns() {
       .count();
 }
 
-void remove_stale_temporaries(const std::string& root) {
-  constexpr std::int64_t an_hour_ns = std::int64_t(3600) * 1000000000;
-  std::error_code error;
-  for (fs::recursive_directory_iterator it(root, error), end; !error && it != end;
-       it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(temporary_prefix, 0) != 0) continue;
-    struct stat info {};
-    if (::lstat(it->path().c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-        now_ns() - modification_ns(info) > an_hour_ns) {
-      ::unlink(it->path().c_str());
-    }
-  }
-}
-
 }  // namespace
 
 std::vector<StoredEntry> scan_entries(const std::string& root) {
@@ -68,6 +53,21 @@ std::vector<StoredEntry> scan_entries(const std::string& root) {
     entries.push_back(std::move(entry));
   }
   return entries;
+}
+
+void remove_stale_temporaries(const std::string& root) {
+  constexpr std::int64_t an_hour_ns = std::int64_t(3600) * 1000000000;
+  std::error_code error;
+  for (fs::recursive_directory_iterator it(root, error), end; !error && it != end;
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(temporary_prefix, 0) != 0) continue;
+    struct stat info {};
+    if (::lstat(it->path().c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+        now_ns() - modification_ns(info) > an_hour_ns) {
+      ::unlink(it->path().c_str());
+    }
+  }
 }
 
 EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t max_bytes,

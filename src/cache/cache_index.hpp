@@ -28,6 +28,10 @@ struct EvictionResult {
   std::uint64_t bytes_after = 0;
 };
 
+// Removes temporary files a crashed writer left behind (publish_file's, older than an
+// hour; a younger one may be another process writing right now).
+void remove_stale_temporaries(const std::string& root);
+
 // When the entries exceed `max_bytes`, removes the least recently used ones until
 // they fit in 90% of it (so that not every store evicts), never `keep_path`. Also
 // removes temporary files a crashed writer left (older than an hour). Only one

@@ -161,11 +161,20 @@ TEST_F(Cli, ClearRemovesByAge) {
   EXPECT_EQ(stubjit_json({"cache", "clear", "--older-than", "1d"})["removed"], 1u);
   EXPECT_FALSE(fs::exists(some_entry));
   EXPECT_EQ(stubjit_json({"cache", "stats"})["entries"], stubs - 1);
+  // What a writer that crashed between create and rename leaves, and one writing now.
+  const fs::path directory = fs::path(some_entry).parent_path();
+  const fs::path stale = directory / ".tmp-crashed.bin.AbCdEf";
+  const fs::path fresh = directory / ".tmp-writing.bin.GhIjKl";
+  std::ofstream(stale) << "partial";
+  std::ofstream(fresh) << "partial";
+  fs::last_write_time(stale, two_days_ago);
   const ChildReport all = stubjit({"cache", "clear"});
   EXPECT_EQ(all.exit_code, 0);
   EXPECT_NE(all.output.find("removed " + std::to_string(stubs - 1) + " entries"),
             std::string::npos);
   EXPECT_EQ(stubjit_json({"cache", "stats"})["entries"], 0u);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(fresh));
 
   const ChildReport bad = stubjit({"cache", "clear", "--older-than", "soon"});
   EXPECT_EQ(bad.exit_code, 2);
