@@ -28,6 +28,7 @@ DiskOutcome load_from_disk(RuntimeState& runtime, const DiskKey& key, const std:
     try {
       built.module = runtime.backend->load(lookup.binary, entry);
       runtime.disk_hits.fetch_add(1, std::memory_order_relaxed);
+      logger().debug("loaded {} from the disk cache", entry);
       return DiskOutcome::loaded;
     } catch (const Error& error) {
       runtime.disk->reject(key, error.what());
