@@ -9,6 +9,8 @@ packages=(
   llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-common-14-dev
   libspdlog-dev libfmt-dev libxxhash-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # Not for building: ROCm 5.2's hipRTC, which the HIP compile tests run without a GPU.
+  libamdhip64-dev
 )
 
 missing=()
