@@ -67,10 +67,10 @@ class HipBackend final : public Backend {
       // The planner keeps grid * block below 2^32 per dimension (HIP's work-item
       // count is a uint32); a dispatch that does not is refused, never wrapped.
       const std::uint64_t work_items = lp.grid[p] * std::uint64_t(lp.block[p]);
-      if (lp.grid[p] == 0 || lp.block[p] == 0 || work_items > 0xFFFFFFFFull) {
-        throw BackendError("hip: dispatch of " + std::to_string(lp.grid[p]) + " groups of " +
+      if (work_items == 0 || work_items > 0xFFFFFFFFull) {
+        throw BackendError("hip: a dispatch of " + std::to_string(lp.grid[p]) + " groups of " +
                            std::to_string(lp.block[p]) + " threads along " + "xyz"[p] +
-                           " exceeds HIP's 2^32 work-items per dimension");
+                           " is outside HIP's 1 to 2^32-1 work-items per dimension");
       }
       grid[p] = static_cast<unsigned>(lp.grid[p]);
     }
