@@ -66,8 +66,8 @@ class HipBackend final : public Backend {
     for (int p = 0; p < 3; ++p) {
       // The planner keeps grid * block below 2^32 per dimension (HIP's work-item
       // count is a uint32); a dispatch that does not is refused, never wrapped.
-      const std::uint64_t work_items = lp.grid[p] * std::uint64_t(lp.block[p]);
-      if (work_items == 0 || work_items > 0xFFFFFFFFull) {
+      // (Compared by division: a product of an overridden huge grid could wrap.)
+      if (lp.grid[p] == 0 || lp.block[p] == 0 || lp.grid[p] > 0xFFFFFFFFull / lp.block[p]) {
         throw BackendError("hip: a dispatch of " + std::to_string(lp.grid[p]) + " groups of " +
                            std::to_string(lp.block[p]) + " threads along " + "xyz"[p] +
                            " is outside HIP's 1 to 2^32-1 work-items per dimension");
