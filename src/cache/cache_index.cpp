@@ -71,17 +71,19 @@ void remove_stale_temporaries(const std::string& root) {
 }
 
 EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t max_bytes,
-                                         const std::string& keep_path) {
+                                         const std::string& keep_path,
+                                         std::chrono::milliseconds lock_wait) {
   EvictionResult result;
   std::vector<StoredEntry> entries = scan_entries(root);
   for (const StoredEntry& entry : entries) result.bytes_before += entry.bytes;
   result.bytes_after = result.bytes_before;
   if (result.bytes_before <= max_bytes) return result;
-  const FileLock evicting(root + "/.evict.lock", std::chrono::milliseconds(0));
+  const FileLock evicting(root + "/.evict.lock", lock_wait);
   if (!evicting.held()) return result;
   result.ran = true;
   remove_stale_temporaries(root);
-  // Scan again under the lock: another evictor may just have finished.
+  // Scan again under the lock: another evictor may just have finished, another
+  // writer may just have added an entry.
   entries = scan_entries(root);
   result.bytes_after = 0;
   for (const StoredEntry& entry : entries) result.bytes_after += entry.bytes;

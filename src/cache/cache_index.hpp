@@ -1,6 +1,7 @@
 // The entries under a cache root, and least-recently-used eviction.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,12 +34,13 @@ struct EvictionResult {
 void remove_stale_temporaries(const std::string& root);
 
 // When the entries exceed `max_bytes`, removes the least recently used ones until
-// they fit in 90% of it (so that not every store evicts), never `keep_path`. Also
-// removes temporary files a crashed writer left (older than an hour). Only one
-// process evicts at a time (a non-blocking lock on <root>/.evict.lock); a concurrent
-// reader of a removed entry still holds its descriptor, and a later one misses and
-// compiles.
+// they fit in 90% of it (so that not every store evicts), never `keep_path`. One
+// process evicts at a time (an flock on <root>/.evict.lock, waited for up to
+// `lock_wait`; ran is false if it was not had): each writer evicts after its own
+// write, so once the last writer is done the entries fit the cap. A concurrent reader
+// of a removed entry still holds its descriptor; a later one misses and compiles.
 EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t max_bytes,
-                                         const std::string& keep_path);
+                                         const std::string& keep_path,
+                                         std::chrono::milliseconds lock_wait);
 
 }  // namespace stubjit::detail

@@ -125,8 +125,10 @@ bool DiskCache::store(const DiskKey& key, const Binary& binary) {
                            "); stubs that are not on disk yet stay in memory only");
     return false;
   }
-  const EvictionResult evicted =
-      evict_least_recently_used(settings_.root, settings_.max_bytes, entry_path(key));
+  // Eviction is a directory scan: waiting a little for another evictor is cheap,
+  // and keeps the cap exact once writers are done.
+  const EvictionResult evicted = evict_least_recently_used(
+      settings_.root, settings_.max_bytes, entry_path(key), std::chrono::milliseconds(2000));
   if (evicted.removed) {
     logger().debug("disk cache over its cap: evicted {} entries ({} -> {} bytes)", evicted.removed,
                    evicted.bytes_before, evicted.bytes_after);

@@ -234,8 +234,10 @@ TEST(Eviction, RemovesLeastRecentlyUsedUntilUnderNinetyPercent) {
     set_age(path, 1000 - i * 10);  // e0 oldest, e9 newest
   }
   write_file(sub + "/e3.lock", "");  // not an entry: neither counted nor removed
-  EXPECT_FALSE(evict_least_recently_used(dir.path(), 1000, "").ran);  // exactly at the cap
-  const EvictionResult result = evict_least_recently_used(dir.path(), 500, sub + "/e1.bin");
+  const std::chrono::milliseconds no_wait(0);
+  EXPECT_FALSE(evict_least_recently_used(dir.path(), 1000, "", no_wait).ran);  // at the cap
+  const EvictionResult result =
+      evict_least_recently_used(dir.path(), 500, sub + "/e1.bin", no_wait);
   EXPECT_TRUE(result.ran);
   EXPECT_EQ(result.bytes_before, 1000u);
   EXPECT_EQ(result.bytes_after, 400u);  // <= 450
@@ -246,13 +248,18 @@ TEST(Eviction, RemovesLeastRecentlyUsedUntilUnderNinetyPercent) {
   EXPECT_TRUE(std::filesystem::exists(sub + "/e3.lock"));
 }
 
-TEST(Eviction, OnlyOneProcessEvictsAtATime) {
+TEST(Eviction, OneProcessEvictsAtATimeTheOthersWait) {
   TempDir dir;
   write_file(dir / "big.bin", std::string(100, 'x'));
   FileLock other_evictor(dir / ".evict.lock", std::chrono::milliseconds(0));
   ASSERT_TRUE(other_evictor.held());
-  EXPECT_FALSE(evict_least_recently_used(dir.path(), 10, "").ran);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(evict_least_recently_used(dir.path(), 10, "", std::chrono::milliseconds(50)).ran);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));  // waited
   EXPECT_TRUE(std::filesystem::exists(dir / "big.bin"));
+  other_evictor = FileLock();  // the other one is done
+  EXPECT_TRUE(evict_least_recently_used(dir.path(), 10, "", std::chrono::milliseconds(50)).ran);
+  EXPECT_FALSE(std::filesystem::exists(dir / "big.bin"));
 }
 
 TEST(Eviction, StaleTemporariesAreRemovedFreshOnesKept) {
@@ -263,7 +270,7 @@ TEST(Eviction, StaleTemporariesAreRemovedFreshOnesKept) {
   write_file(stale, "partial");
   write_file(fresh, "partial");
   set_age(stale, 2 * 3600);
-  evict_least_recently_used(dir.path(), 10, "");
+  evict_least_recently_used(dir.path(), 10, "", std::chrono::milliseconds(0));
   EXPECT_FALSE(std::filesystem::exists(stale));
   EXPECT_TRUE(std::filesystem::exists(fresh));  // may be another process writing now
 }

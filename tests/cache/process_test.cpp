@@ -13,9 +13,9 @@ using test::Child;
 using test::ChildReport;
 using test::TempDir;
 
-std::vector<std::string> child_env(const TempDir& cache) {
+std::vector<std::string> child_env(const TempDir& cache, const std::string& cap = "1G") {
   return {"STUBJIT_CACHE_DIR=" + cache.path(), "STUBJIT_CACHE=on", "STUBJIT_BACKEND=cpu",
-          "STUBJIT_CACHE_MAX_BYTES=1G"};
+          "STUBJIT_CACHE_MAX_BYTES=" + cap};
 }
 
 ChildReport run_child(const TempDir& cache, const TempDir& scratch,
@@ -85,6 +85,33 @@ TEST(ConcurrentColdStart, EightProcessesCompileEachKeyOnce) {
   for (const DiskCacheEntry& entry : entries) {
     EXPECT_TRUE(entry.valid) << entry.path << ": " << entry.problem;
   }
+}
+
+// A cap of a few entries: processes evict while others read and write. Entries go
+// and come back (compiled again), but no process reads a damaged one or computes a
+// wrong result.
+TEST(ConcurrentEviction, ReadersNeverSeeADamagedEntry) {
+  TempDir cache, scratch;
+  constexpr int processes = 6;
+  std::vector<Child> children;
+  children.reserve(processes);
+  for (int p = 0; p < processes; ++p) {
+    children.emplace_back(
+        std::vector<std::string>{STUBJIT_CACHE_CHILD, "many", "20", std::to_string(p * 3)},
+        child_env(cache, "12K"), scratch / ("child" + std::to_string(p) + ".txt"));
+  }
+  for (Child& child : children) {
+    const ChildReport report = child.wait();
+    ASSERT_EQ(report.exit_code, 0) << report.output << report.errors;
+    EXPECT_EQ(report.fields.at("results"), "ok");
+    EXPECT_EQ(report.number("disk_rejected"), 0u);
+  }
+  std::uint64_t total = 0;
+  for (const DiskCacheEntry& entry : list_disk_cache(cache.path(), true)) {
+    EXPECT_TRUE(entry.valid) << entry.path << ": " << entry.problem;
+    total += entry.bytes;
+  }
+  EXPECT_LE(total, 12u << 10);  // every writer evicts after its write
 }
 
 }  // namespace
