@@ -103,6 +103,11 @@ STUBJIT_API Plan make_plan(const Domain& domain, const DeviceLimits& limits,
                            const BlockConstraints& constraints = {}, const PlanPolicy& policy = {},
                            std::optional<Mode> forced = std::nullopt);
 
+// Throws PlanError, naming the limit, unless every dispatch of `plan` is within
+// `limits`. The runtime applies it when planning used overridden limits, against the
+// device's own, so that nothing runs unless every dispatch can.
+STUBJIT_API void check_plan_within(const Plan& plan, const DeviceLimits& limits);
+
 // The most threads per group any plan of this mode and rank uses: what a GPU stub
 // declares as its launch bounds.
 STUBJIT_API std::uint32_t max_group_threads(const DeviceLimits& limits,

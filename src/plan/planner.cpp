@@ -334,6 +334,39 @@ Plan choose(const Request& r) {
 
 }  // namespace
 
+void check_plan_within(const Plan& plan, const DeviceLimits& limits) {
+  const u64 threads = product(plan.block);
+  if (threads > limits.max_threads_per_block) {
+    throw PlanError("max_threads_per_block", limits.max_threads_per_block,
+                    "the plan's groups have " + std::to_string(threads) +
+                        " threads; the device allows " +
+                        std::to_string(limits.max_threads_per_block));
+  }
+  for (int p = 0; p < 3; ++p) {
+    const std::string axis = axis_name[p];
+    if (plan.block[p] > limits.max_block[p]) {
+      throw PlanError("max_block[" + axis + "]", limits.max_block[p],
+                      "the plan's groups have " + std::to_string(plan.block[p]) +
+                          " threads along " + axis + "; the device allows " +
+                          std::to_string(limits.max_block[p]));
+    }
+    for (const Dispatch& d : plan.dispatches) {
+      if (d.grid[p] > limits.max_grid[p]) {
+        throw PlanError("max_grid[" + axis + "]", limits.max_grid[p],
+                        "a dispatch has " + std::to_string(d.grid[p]) + " groups along " + axis +
+                            "; the device allows " + std::to_string(limits.max_grid[p]));
+      }
+      const unsigned __int128 span = static_cast<unsigned __int128>(d.grid[p]) * plan.block[p];
+      if (limits.max_threads_per_dim != 0 && span >= limits.max_threads_per_dim) {
+        throw PlanError("max_threads_per_dim[" + axis + "]", limits.max_threads_per_dim,
+                        "a dispatch spans " + std::to_string(static_cast<u64>(span)) +
+                            " threads along " + axis + "; the device allows fewer than " +
+                            std::to_string(limits.max_threads_per_dim));
+      }
+    }
+  }
+}
+
 std::uint32_t max_group_threads(const DeviceLimits& limits, const BlockConstraints& constraints,
                                 Mode mode, int rank) {
   const bool spread = mode == Mode::spread || rank > 3;

@@ -116,6 +116,8 @@ Prepared prepare(const KernelState& kernel, const Domain& domain, const Arg* arg
   Prepared prepared;
   prepared.plan =
       make_plan(domain, runtime.limits, kernel.source.block, runtime.options.policy, mode);
+  // Overridden limits may exceed the device's: refuse here, before any dispatch runs.
+  if (runtime.options.limits) check_plan_within(prepared.plan, runtime.device_limits);
   prepared.variant.mode = prepared.plan.mode;
   prepared.variant.rank = domain.rank();
   prepared.variant.index_bits = runtime.backend->prefers_index32() && bound.fits_int32 ? 32 : 64;

@@ -51,7 +51,8 @@ std::unique_ptr<Backend> select_backend(const RuntimeOptions& options) {
 
 RuntimeState::RuntimeState(RuntimeOptions opts)
     : backend(select_backend(opts)), options(std::move(opts)) {
-  limits = options.limits ? *options.limits : backend->limits();
+  device_limits = backend->limits();
+  limits = options.limits ? *options.limits : device_limits;
   toolchain = ToolchainIdentity{backend->name(), backend->target_id(), backend->compiler_id(),
                                 join(options.compiler_options)};
   dump_dir = options.dump_dir.empty() ? env_or("STUBJIT_DUMP_DIR", "") : options.dump_dir;

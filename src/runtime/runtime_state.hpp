@@ -28,7 +28,8 @@ class RuntimeState {
   // Declared first so that it is destroyed last: stubs and streams use it.
   std::unique_ptr<Backend> backend;
   RuntimeOptions options;
-  DeviceLimits limits;
+  DeviceLimits limits;         // what plans are made for (options.limits, if given)
+  DeviceLimits device_limits;  // what the device itself allows
   ToolchainIdentity toolchain;
   std::string dump_dir;
   std::shared_ptr<StreamState> default_stream;

@@ -173,6 +173,33 @@ TEST(HipBackend, RuntimeNamedHipCompilesStubsWithoutAGpu) {
   EXPECT_EQ(runtime.counters().compiles, 1u);
 }
 
+TEST(HipBackend, OverriddenLimitsBeyondTheDeviceAreRefusedBeforeAnythingRuns) {
+  SKIP_WITH_AMD_GPU();
+  STUBJIT_REQUIRE_HIPRTC();
+  ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx90a");
+  RuntimeOptions options;
+  options.backend = "hip";
+  options.disk_cache = false;
+  DeviceLimits without_cap = Runtime(options).limits();
+  ASSERT_EQ(without_cap.max_threads_per_dim, std::uint64_t(1) << 32);
+  without_cap.max_threads_per_dim = 0;  // planning would let a dispatch span 2^33
+  options.limits = without_cap;
+  Runtime runtime(options);
+  std::int32_t element = 0;
+  Field visits = runtime.wrap(&element, {std::int64_t(1) << 33}, {0});
+  Kernel count = runtime.kernel(test::visit_counter_kernel());
+  LaunchOptions direct;
+  direct.mode = Mode::direct;
+  try {
+    count.launch(direct, Domain{std::int64_t(1) << 33}, visits);
+    FAIL() << "expected PlanError";
+  } catch (const PlanError& error) {
+    EXPECT_EQ(error.limit(), "max_threads_per_dim[x]") << error.what();
+  }
+  EXPECT_EQ(runtime.counters().compiles, 0u);
+  EXPECT_EQ(runtime.counters().launches, 0u);
+}
+
 TEST(HipBackend, AutomaticSelectionNeverPicksCompileOnly) {
   SKIP_WITH_AMD_GPU();
   ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx90a");

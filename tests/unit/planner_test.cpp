@@ -320,6 +320,34 @@ TEST(Planner, CubeRootSpreadingWastesUnderOnePercent) {
   }
 }
 
+TEST(Planner, PlansAreCheckedAgainstTheDeviceBeforeAnythingRuns) {
+  // Planned under generous (overridden) limits, checked against a HIP-like device.
+  DeviceLimits generous;
+  generous.max_grid = {std::uint64_t(1) << 40, 65535, 65535};
+  const Plan plan = make_plan(Domain{std::int64_t(1) << 33}, generous);
+  DeviceLimits hip = generous;
+  hip.max_threads_per_dim = std::uint64_t(1) << 32;
+  try {
+    check_plan_within(plan, hip);
+    FAIL() << "expected PlanError";
+  } catch (const PlanError& error) {
+    EXPECT_EQ(error.limit(), "max_threads_per_dim[x]");
+  }
+  EXPECT_NO_THROW(check_plan_within(plan, generous));
+  DeviceLimits narrow_grid = generous;
+  narrow_grid.max_grid[0] = 1000;
+  EXPECT_THROW(check_plan_within(plan, narrow_grid), PlanError);
+  DeviceLimits small_groups = generous;
+  small_groups.max_threads_per_block = 128;
+  EXPECT_THROW(check_plan_within(plan, small_groups), PlanError);
+  // Every plan the planner makes for a device passes that device's check.
+  const DeviceLimits cuda;
+  for (const Domain& domain :
+       {Domain{5}, Domain{200000, 2}, Domain{1 << 20, 1 << 20}, Domain{3, 4, 5, 6}}) {
+    EXPECT_NO_THROW(check_plan_within(make_plan(domain, cuda), cuda)) << domain.to_string();
+  }
+}
+
 // Random small domains and limits: every applicable mode covers each position once.
 TEST(Planner, PropertyEveryModeCoversEveryIndexExactlyOnce) {
   std::mt19937 rng(7);
