@@ -3,125 +3,37 @@
 // its own index; a domain with more rows than grid-y allows still runs correctly.
 #include <gtest/gtest.h>
 
+#include "common/coverage.hpp"
 #include "common/kernels.hpp"
 #include "cuda/gpu_support.hpp"
 
 namespace stubjit {
 namespace {
 
-// At most 3 groups per dimension of at most 4 x 2 x 2 threads (as the CPU suite).
-DeviceLimits tiny_limits() {
-  DeviceLimits limits;
-  limits.max_grid = {3, 3, 3};
-  limits.max_block = {4, 2, 2};
-  limits.max_threads_per_block = 16;
-  limits.preferred_block.spread = {4, 2, 1};
-  limits.preferred_block.direct = {{{4, 1, 1}, {4, 2, 1}, {2, 2, 2}}};
-  return limits;
-}
-
-// Strided, offset, negative steps; shifted so that every logical index addresses
-// the field.
-Domain domain_of_rank(int rank) {
-  std::vector<Dim> dims = {Dim{3, 7, 2}, Dim{0, 5, 1},  Dim{10, 4, -3}, Dim{0, 3, 1},
-                           Dim{1, 2, 5}, Dim{5, 3, -1}, Dim{0, 2, 1},   Dim{1, 2, 2}};
-  dims.resize(static_cast<std::size_t>(rank));
-  return Domain(dims);
-}
-
-std::vector<std::int64_t> extents_covering(const Domain& domain) {
-  std::vector<std::int64_t> extents;
-  for (const Dim& d : domain.dims()) extents.push_back(std::max(d.first, d.at(d.count - 1)) + 3);
-  return extents;
-}
-
-// Expected visits and index codes, computed on the host from the domain alone.
-void expected_for(const Domain& domain, const std::vector<std::int64_t>& extents,
-                  std::vector<std::int32_t>& visits, std::vector<std::int64_t>& codes) {
-  std::size_t size = 1;
-  for (std::int64_t e : extents) size *= static_cast<std::size_t>(e);
-  visits.assign(size, 0);
-  codes.assign(size, -1);
-  const int rank = domain.rank();
-  for (std::int64_t n = 0; n < domain.size(); ++n) {
-    std::int64_t rest = n;
-    std::vector<std::int64_t> logical(static_cast<std::size_t>(rank));
-    for (int d = rank - 1; d >= 0; --d) {
-      logical[static_cast<std::size_t>(d)] = domain[d].at(rest % domain[d].count);
-      rest /= domain[d].count;
-    }
-    std::int64_t offset = 0;
-    for (int d = 0; d < rank; ++d)
-      offset = offset * extents[static_cast<std::size_t>(d)] + logical[static_cast<std::size_t>(d)];
-    ++visits[static_cast<std::size_t>(offset)];
-    codes[static_cast<std::size_t>(offset)] = test::index_code(logical);
-  }
-}
-
-struct Case {
-  int rank;
-  Mode mode;
-};
-
-class CudaForcedModes : public ::testing::TestWithParam<Case> {};
+class CudaForcedModes : public ::testing::TestWithParam<test::CoverageCase> {};
 
 TEST_P(CudaForcedModes, EveryIndexOnceWithItsOwnIndex) {
-  const Case c = GetParam();
+  const test::CoverageCase c = GetParam();
   RuntimeOptions options;
-  options.limits = tiny_limits();
+  options.limits = test::tiny_limits();
   CUDA_RUNTIME_OR_SKIP(runtime, options);
-  Kernel count = runtime->kernel(test::visit_counter_kernel());
-  Kernel write = runtime->kernel(test::index_writer_kernel());
-  const Domain domain = domain_of_rank(c.rank);
-  const std::vector<std::int64_t> extents = extents_covering(domain);
-  Field visits = runtime->allocate<std::int32_t>(extents);
-  Field codes = runtime->allocate<std::int64_t>(extents);
-  visits.copy_from(std::vector<std::int32_t>(static_cast<std::size_t>(visits.size()), 0));
-  codes.copy_from(std::vector<std::int64_t>(static_cast<std::size_t>(codes.size()), -1));
-
-  LaunchOptions forced;
-  forced.mode = c.mode;
-  const LaunchSummary summary = count.launch(forced, domain, visits);
-  write.launch(forced, domain, codes);
+  LaunchSummary summary;
+  test::check_exactly_once(*runtime, test::coverage_domain(c.rank), c.mode, summary);
   EXPECT_EQ(summary.mode, c.mode);
   if (c.mode == Mode::multi && c.rank >= 2) {
     EXPECT_GT(summary.dispatches, 1u) << "limits too large to split";
   }
-
-  std::vector<std::int32_t> expected_visits;
-  std::vector<std::int64_t> expected_codes;
-  expected_for(domain, extents, expected_visits, expected_codes);
-  ASSERT_EQ(visits.to_vector<std::int32_t>(), expected_visits);
-  ASSERT_EQ(codes.to_vector<std::int64_t>(), expected_codes);
 }
 
-std::vector<Case> all_cases() {
-  std::vector<Case> cases;
-  for (int rank = 1; rank <= 8; ++rank) {
-    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
-      // direct and spread need one dispatch: under tiny limits only small domains fit.
-      if (mode == Mode::direct && rank > 1) continue;
-      if (mode == Mode::spread && domain_of_rank(rank).size() > 27 * 8) continue;
-      cases.push_back({rank, mode});
-    }
-  }
-  return cases;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllRanks, CudaForcedModes, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(name_of(info.param.mode)) + "_rank" +
-                                  std::to_string(info.param.rank);
-                         });
+INSTANTIATE_TEST_SUITE_P(AllRanks, CudaForcedModes, ::testing::ValuesIn(test::tiny_limit_cases()),
+                         test::case_name);
 
 // Device limits, every mode and rank that one dispatch can cover: the same coverage.
-class CudaDeviceLimits : public ::testing::TestWithParam<Case> {};
+class CudaDeviceLimits : public ::testing::TestWithParam<test::CoverageCase> {};
 
 TEST_P(CudaDeviceLimits, EveryIndexOnceWithItsOwnIndex) {
-  const Case c = GetParam();
+  const test::CoverageCase c = GetParam();
   CUDA_RUNTIME_OR_SKIP(runtime, RuntimeOptions{});
-  Kernel count = runtime->kernel(test::visit_counter_kernel());
-  Kernel write = runtime->kernel(test::index_writer_kernel());
   // Several groups, while the fields that cover the domain stay within a few million
   // elements up to rank 8.
   std::vector<Dim> dims =
@@ -129,25 +41,13 @@ TEST_P(CudaDeviceLimits, EveryIndexOnceWithItsOwnIndex) {
                   : std::vector<Dim>{Dim{1, 5, 2}, Dim{0, 6, 1}, Dim{3, 4, -1}, Dim{0, 5, 1},
                                      Dim{1, 3, 1}, Dim{0, 2, 1}, Dim{2, 2, -1}, Dim{0, 3, 1}};
   dims.resize(static_cast<std::size_t>(c.rank));
-  const Domain domain(dims);
-  const std::vector<std::int64_t> extents = extents_covering(domain);
-  Field visits = runtime->allocate<std::int32_t>(extents);
-  Field codes = runtime->allocate<std::int64_t>(extents);
-  visits.copy_from(std::vector<std::int32_t>(static_cast<std::size_t>(visits.size()), 0));
-  codes.copy_from(std::vector<std::int64_t>(static_cast<std::size_t>(codes.size()), -1));
-  LaunchOptions forced;
-  forced.mode = c.mode;
-  EXPECT_EQ(count.launch(forced, domain, visits).mode, c.mode);
-  write.launch(forced, domain, codes);
-  std::vector<std::int32_t> expected_visits;
-  std::vector<std::int64_t> expected_codes;
-  expected_for(domain, extents, expected_visits, expected_codes);
-  ASSERT_EQ(visits.to_vector<std::int32_t>(), expected_visits);
-  ASSERT_EQ(codes.to_vector<std::int64_t>(), expected_codes);
+  LaunchSummary summary;
+  test::check_exactly_once(*runtime, Domain(dims), c.mode, summary);
+  EXPECT_EQ(summary.mode, c.mode);
 }
 
-std::vector<Case> device_cases() {
-  std::vector<Case> cases;
+std::vector<test::CoverageCase> device_cases() {
+  std::vector<test::CoverageCase> cases;
   for (int rank = 1; rank <= 8; ++rank)
     for (Mode mode : {Mode::direct, Mode::spread, Mode::multi})
       if (mode != Mode::direct || rank <= 3) cases.push_back({rank, mode});
@@ -155,10 +55,7 @@ std::vector<Case> device_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRanks, CudaDeviceLimits, ::testing::ValuesIn(device_cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(name_of(info.param.mode)) + "_rank" +
-                                  std::to_string(info.param.rank);
-                         });
+                         test::case_name);
 
 // 200000 rows: more than grid-y's 65535 if a group held one row. Kokkos #4192 and
 // AdaptiveCpp #582 silently skip rows here.

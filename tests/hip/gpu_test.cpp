@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "common/coverage.hpp"
 #include "common/kernels.hpp"
 #include "stubjit/stubjit.hpp"
 
@@ -38,91 +39,24 @@ std::optional<Runtime> hip_runtime(std::string& reason,
   if (!name##_holder) GTEST_SKIP() << "no AMD GPU: " << name##_reason;              \
   Runtime& name = *name##_holder
 
-// Small limits: at most 3 groups per dimension of at most 4 x 2 x 2 threads.
-DeviceLimits tiny_limits() {
-  DeviceLimits limits;
-  limits.max_grid = {3, 3, 3};
-  limits.max_block = {4, 2, 2};
-  limits.max_threads_per_block = 16;
-  limits.warp_size = 64;
-  limits.preferred_block.spread = {4, 2, 1};
-  limits.preferred_block.direct = {{{4, 1, 1}, {4, 2, 1}, {2, 2, 2}}};
-  return limits;
-}
-
-// Non-negative logical indices; sizes chosen to overflow one tiny dispatch.
-Domain domain_of_rank(int rank) {
-  const std::vector<Dim> all = {Dim{3, 7, 2}, Dim{0, 5, 1},  Dim{10, 4, -3}, Dim{0, 3, 1},
-                                Dim{1, 2, 5}, Dim{5, 3, -1}, Dim{0, 2, 1},   Dim{1, 2, 2}};
-  return Domain(std::vector<Dim>(all.begin(), all.begin() + rank));
-}
-
-struct Case {
-  int rank;
-  Mode mode;
-};
-
-class HipForcedModes : public ::testing::TestWithParam<Case> {};
+class HipForcedModes : public ::testing::TestWithParam<test::CoverageCase> {};
 
 TEST_P(HipForcedModes, EveryIndexOnceWithItsOwnIndex) {
-  const Case c = GetParam();
-  HIP_RUNTIME_OR_SKIP(runtime, tiny_limits());
-  Kernel count = runtime.kernel(test::visit_counter_kernel());
-  Kernel write = runtime.kernel(test::index_writer_kernel());
-  const Domain domain = domain_of_rank(c.rank);
-  std::vector<std::int64_t> extents;
-  for (const Dim& d : domain.dims()) extents.push_back(std::max(d.first, d.at(d.count - 1)) + 3);
-  Field visits = runtime.allocate<std::int32_t>(extents);
-  Field codes = runtime.allocate<std::int64_t>(extents);
-  visits.copy_from(std::vector<std::int32_t>(static_cast<std::size_t>(visits.size()), 0));
-  codes.copy_from(std::vector<std::int64_t>(static_cast<std::size_t>(codes.size()), -1));
-
-  LaunchOptions forced;
-  forced.mode = c.mode;
-  const LaunchSummary summary = count.launch(forced, domain, visits);
-  write.launch(forced, domain, codes);
+  const test::CoverageCase c = GetParam();
+  // Keep the device's wavefront width (64 on gfx9, 32 on gfx10+): a stub built for
+  // another width does not compile.
+  HIP_RUNTIME_OR_SKIP(device);
+  HIP_RUNTIME_OR_SKIP(runtime, test::tiny_limits(device.limits().warp_size));
+  LaunchSummary summary;
+  test::check_exactly_once(runtime, test::coverage_domain(c.rank), c.mode, summary);
   EXPECT_EQ(summary.mode, c.mode);
   if (c.mode == Mode::multi && c.rank >= 2) {
     EXPECT_GT(summary.dispatches, 1u);
   }
-
-  std::vector<std::int32_t> expected(static_cast<std::size_t>(visits.size()), 0);
-  std::vector<std::int64_t> expected_codes(static_cast<std::size_t>(codes.size()), -1);
-  for (std::int64_t n = 0; n < domain.size(); ++n) {
-    std::int64_t rest = n;
-    std::vector<std::int64_t> logical(static_cast<std::size_t>(c.rank));
-    for (int d = c.rank - 1; d >= 0; --d) {
-      logical[static_cast<std::size_t>(d)] = domain[d].at(rest % domain[d].count);
-      rest /= domain[d].count;
-    }
-    std::int64_t offset = 0;
-    for (int d = 0; d < c.rank; ++d)
-      offset = offset * extents[static_cast<std::size_t>(d)] + logical[static_cast<std::size_t>(d)];
-    ++expected[static_cast<std::size_t>(offset)];
-    expected_codes[static_cast<std::size_t>(offset)] = test::index_code(logical);
-  }
-  ASSERT_EQ(visits.to_vector<std::int32_t>(), expected);
-  ASSERT_EQ(codes.to_vector<std::int64_t>(), expected_codes);
 }
 
-std::vector<Case> all_cases() {
-  std::vector<Case> cases;
-  for (int rank = 1; rank <= 8; ++rank) {
-    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
-      // direct and spread need one dispatch: only small domains fit tiny limits.
-      if (mode == Mode::direct && rank > 1) continue;
-      if (mode == Mode::spread && domain_of_rank(rank).size() > 27 * 8) continue;
-      cases.push_back({rank, mode});
-    }
-  }
-  return cases;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllRanks, HipForcedModes, ::testing::ValuesIn(all_cases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return std::string(name_of(info.param.mode)) + "_rank" +
-                                  std::to_string(info.param.rank);
-                         });
+INSTANTIATE_TEST_SUITE_P(AllRanks, HipForcedModes, ::testing::ValuesIn(test::tiny_limit_cases()),
+                         test::case_name);
 
 TEST(HipGpu, Rank2DomainWith200000Rows) {
   HIP_RUNTIME_OR_SKIP(runtime);

@@ -1,0 +1,108 @@
+// Exactly-once coverage checks shared by the CPU, CUDA and HIP suites: small forced
+// limits that make multi-dispatch really split, strided and reversed domains of every
+// rank, and the host-side expectation computed from the domain alone.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "common/kernels.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace stubjit::test {
+
+// At most 3 groups per dimension of at most 4 x 2 x 2 threads.
+inline DeviceLimits tiny_limits(std::uint32_t warp_size = 32) {
+  DeviceLimits limits;
+  limits.max_grid = {3, 3, 3};
+  limits.max_block = {4, 2, 2};
+  limits.max_threads_per_block = 16;
+  limits.warp_size = warp_size;
+  limits.preferred_block.spread = {4, 2, 1};
+  limits.preferred_block.direct = {{{4, 1, 1}, {4, 2, 1}, {2, 2, 2}}};
+  return limits;
+}
+
+// Strided, offset and reversed dimensions with non-negative logical indices; from
+// rank 2 on, too large for one dispatch under tiny_limits().
+inline Domain coverage_domain(int rank) {
+  const std::vector<Dim> all = {Dim{3, 7, 2}, Dim{0, 5, 1},  Dim{10, 4, -3}, Dim{0, 3, 1},
+                                Dim{1, 2, 5}, Dim{5, 3, -1}, Dim{0, 2, 1},   Dim{1, 2, 2}};
+  return Domain(std::vector<Dim>(all.begin(), all.begin() + rank));
+}
+
+// Field extents that hold every logical index of the domain (plus a margin that must
+// stay untouched).
+inline std::vector<std::int64_t> extents_covering(const Domain& domain) {
+  std::vector<std::int64_t> extents;
+  for (const Dim& d : domain.dims()) extents.push_back(std::max(d.first, d.at(d.count - 1)) + 3);
+  return extents;
+}
+
+struct CoverageCase {
+  int rank;
+  Mode mode;
+};
+
+// Every rank 1..8 in every mode that can apply under tiny_limits(): direct and spread
+// need one dispatch, which only small domains fit.
+inline std::vector<CoverageCase> tiny_limit_cases() {
+  std::vector<CoverageCase> cases;
+  for (int rank = 1; rank <= 8; ++rank) {
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      if (mode == Mode::direct && rank > 1) continue;
+      if (mode == Mode::spread && coverage_domain(rank).size() > 27 * 8) continue;
+      cases.push_back({rank, mode});
+    }
+  }
+  return cases;
+}
+
+inline std::string case_name(const ::testing::TestParamInfo<CoverageCase>& info) {
+  return std::string(name_of(info.param.mode)) + "_rank" + std::to_string(info.param.rank);
+}
+
+// Launches a visit counter and an index writer over `domain` in `mode`, then checks
+// that every logical index was visited exactly once and saw its own index, and that
+// nothing outside the domain was touched. `summary` receives the counter's launch.
+inline void check_exactly_once(Runtime& runtime, const Domain& domain, Mode mode,
+                               LaunchSummary& summary) {
+  Kernel count = runtime.kernel(visit_counter_kernel());
+  Kernel write = runtime.kernel(index_writer_kernel());
+  const std::vector<std::int64_t> extents = extents_covering(domain);
+  Field visits = runtime.allocate<std::int32_t>(extents);
+  Field codes = runtime.allocate<std::int64_t>(extents);
+  visits.copy_from(std::vector<std::int32_t>(static_cast<std::size_t>(visits.size()), 0));
+  codes.copy_from(std::vector<std::int64_t>(static_cast<std::size_t>(codes.size()), -1));
+  LaunchOptions forced;
+  forced.mode = mode;
+  summary = count.launch(forced, domain, visits);
+  write.launch(forced, domain, codes);
+
+  std::vector<std::int32_t> expected_visits(static_cast<std::size_t>(visits.size()), 0);
+  std::vector<std::int64_t> expected_codes(static_cast<std::size_t>(codes.size()), -1);
+  const int rank = domain.rank();
+  for (std::int64_t n = 0; n < domain.size(); ++n) {
+    std::int64_t rest = n;
+    std::vector<std::int64_t> logical(static_cast<std::size_t>(rank));
+    for (int d = rank - 1; d >= 0; --d) {
+      logical[static_cast<std::size_t>(d)] = domain[d].at(rest % domain[d].count);
+      rest /= domain[d].count;
+    }
+    std::int64_t offset = 0;
+    for (int d = 0; d < rank; ++d) {
+      offset = offset * extents[static_cast<std::size_t>(d)] + logical[static_cast<std::size_t>(d)];
+    }
+    ++expected_visits[static_cast<std::size_t>(offset)];
+    expected_codes[static_cast<std::size_t>(offset)] = index_code(logical);
+  }
+  ASSERT_EQ(visits.to_vector<std::int32_t>(), expected_visits)
+      << name_of(mode) << " over " << domain.to_string();
+  ASSERT_EQ(codes.to_vector<std::int64_t>(), expected_codes)
+      << name_of(mode) << " over " << domain.to_string();
+}
+
+}  // namespace stubjit::test
