@@ -25,10 +25,15 @@
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/nvrtc_compiler.hpp"
 #include "backends/cuda/nvrtc_library.hpp"
+#include "bench_support.hpp"
+#include "common/scoped_env.hpp"
 #include "stubjit/launch.h"
 #include "stubjit/stubjit.hpp"
 
 namespace {
+
+using stubjit::bench::median;
+using stubjit::test::ScopedEnv;
 
 using namespace stubjit;
 using Clock = std::chrono::steady_clock;
@@ -38,31 +43,6 @@ KernelSource saxpy_source(const std::string& tag = "") {
           {scalar<float>("a"), in<float>("x"), inout<float>("y")},
           "y = a * x + y;" + (tag.empty() ? "" : " // " + tag)};
 }
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-// Sets an environment variable for the benchmark's lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (saved_)
-      ::setenv(name_, saved_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> saved_;
-};
 
 // Raw NVRTC: what an application without stubjit would call.
 std::vector<char> raw_nvrtc_cubin(const detail::NvrtcLibrary& nvrtc, const std::string& source,

@@ -15,39 +15,19 @@
 
 #include "backends/hip/hip_library.hpp"
 #include "backends/hip/hiprtc_compiler.hpp"
+#include "bench_support.hpp"
+#include "common/scoped_env.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace {
+
+using stubjit::bench::median;
+using stubjit::test::ScopedEnv;
 
 using namespace stubjit;
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* arch = "gfx90a";
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-// Sets an environment variable for the benchmark's lifetime.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (saved_)
-      ::setenv(name_, saved_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> saved_;
-};
 
 KernelSource saxpy_source(const std::string& tag) {
   return {

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "common/scoped_env.hpp"
+
 namespace stubjit::test {
 
 class TempDir {
@@ -36,30 +38,6 @@ class TempDir {
 
  private:
   std::string path_;
-};
-
-// Sets (or with nullopt unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    if (value)
-      ::setenv(name, value->c_str(), 1);
-    else
-      ::unsetenv(name);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (saved_)
-      ::setenv(name_, saved_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> saved_;
 };
 
 // The cache's environment cleared, so that a developer's or CI's settings cannot

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/kernels.hpp"
+#include "common/scoped_env.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
@@ -20,12 +21,10 @@ TEST(Runtime, BackendFromOptionsAndEnvironment) {
   // ctest sets STUBJIT_BACKEND=cpu for this suite; automatic selection also lands on
   // the CPU on a machine without GPUs.
   EXPECT_EQ(Runtime().backend_name(), "cpu");
-  const char* saved = std::getenv("STUBJIT_BACKEND");
-  const std::string restore = saved ? saved : "";
-  ::setenv("STUBJIT_BACKEND", "nosuch", 1);
-  EXPECT_THROW(Runtime(), BackendError);
-  ::setenv("STUBJIT_BACKEND", restore.c_str(), 1);
-  if (!saved) ::unsetenv("STUBJIT_BACKEND");
+  {
+    test::ScopedEnv unknown("STUBJIT_BACKEND", "nosuch");
+    EXPECT_THROW(Runtime(), BackendError);
+  }
   RuntimeOptions unknown;
   unknown.backend = "nosuch";
   try {

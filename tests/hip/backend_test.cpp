@@ -11,33 +11,14 @@
 #include "codegen/stub_request.hpp"
 #include "common/elf_symbols.hpp"
 #include "common/kernels.hpp"
+#include "common/scoped_env.hpp"
 #include "hip/hip_test_support.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit::detail {
 namespace {
 
-// Sets (or, with nullptr, unsets) an environment variable for one scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_.empty())
-      ::unsetenv(name_);
-    else
-      ::setenv(name_, old_.c_str(), 1);
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-};
+using test::ScopedEnv;
 
 // These tests are about a machine without an AMD GPU.
 bool amd_gpu_present() {
@@ -51,7 +32,7 @@ bool amd_gpu_present() {
 
 TEST(HipBackend, WithoutGpuOrArchItIsUnavailableWithTheReason) {
   SKIP_WITH_AMD_GPU();
-  ScopedEnv arch("STUBJIT_HIP_ARCH", nullptr);
+  ScopedEnv arch("STUBJIT_HIP_ARCH", std::nullopt);
   for (bool named : {false, true}) {
     BackendConfig config;
     config.named = named;
@@ -203,7 +184,7 @@ TEST(HipBackend, OverriddenLimitsBeyondTheDeviceAreRefusedBeforeAnythingRuns) {
 TEST(HipBackend, AutomaticSelectionNeverPicksCompileOnly) {
   SKIP_WITH_AMD_GPU();
   ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx90a");
-  ScopedEnv backend("STUBJIT_BACKEND", nullptr);
+  ScopedEnv backend("STUBJIT_BACKEND", std::nullopt);
   RuntimeOptions options;
   options.disk_cache = false;
   Runtime runtime(options);
