@@ -96,7 +96,9 @@ struct LaunchSummary {
   Mode mode = Mode::direct;
   int rank = 0;
   std::size_t dispatches = 0;
-  bool compiled = false;  // this launch compiled the stub (not: found it, or waited for another thread)
+  // This launch ran the compiler for its stub; false when the stub was found in memory
+  // or on disk, or another thread compiled it.
+  bool compiled = false;
 };
 
 // A handle to a kernel of one runtime; cheap to copy, safe to launch from many
