@@ -57,6 +57,14 @@ Extent3 checked_fixed_shape(const DeviceLimits& limits, const BlockConstraints& 
   return shape;
 }
 
+// Most threads a group may have along p: the block limit, and below
+// max_threads_per_dim (grid*block < max_threads_per_dim needs block < it).
+u64 widest_block(const DeviceLimits& limits, int p) {
+  u64 widest = limits.max_block[p];
+  if (limits.max_threads_per_dim != 0) widest = std::min(widest, limits.max_threads_per_dim - 1);
+  return std::max<u64>(widest, 1);
+}
+
 // The preferred group shape for an indexing scheme, clamped to the limits: the
 // largest shape the planner uses for it (fitting it to a domain only shrinks it).
 Extent3 base_block(const DeviceLimits& limits, const BlockConstraints& constraints, bool spread,
@@ -66,11 +74,7 @@ Extent3 base_block(const DeviceLimits& limits, const BlockConstraints& constrain
                      : limits.preferred_block.direct[static_cast<std::size_t>(rank - 1)];
   const int used = spread ? 3 : rank;
   for (int p = 0; p < 3; ++p) {
-    std::uint64_t widest = limits.max_block[p];
-    // grid*block < max_threads_per_dim needs block < max_threads_per_dim.
-    if (limits.max_threads_per_dim != 0) widest = std::min(widest, limits.max_threads_per_dim - 1);
-    b[p] = p < used ? static_cast<std::uint32_t>(
-                          std::clamp<std::uint64_t>(b[p], 1, std::max<std::uint64_t>(widest, 1)))
+    b[p] = p < used ? static_cast<std::uint32_t>(std::clamp<u64>(b[p], 1, widest_block(limits, p)))
                     : 1;
   }
   while (product(b) > thread_budget(limits, constraints)) {
@@ -92,7 +96,7 @@ Extent3 choose_block(const Request& r, bool spread) {
     const u64 count = std::max<u64>(direct_count(r.domain, p), 1);
     while (b[p] > 1 && b[p] / 2 >= count) {
       b[p] /= 2;
-      if (p + 1 < rank && u64(b[p + 1]) * 2 <= r.limits.max_block[p + 1]) b[p + 1] *= 2;
+      if (p + 1 < rank && u64(b[p + 1]) * 2 <= widest_block(r.limits, p + 1)) b[p + 1] *= 2;
     }
   }
   return b;

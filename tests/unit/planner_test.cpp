@@ -258,6 +258,20 @@ TEST(Planner, LaunchBoundsCapTheGroup) {
   EXPECT_EQ(max_group_threads(DeviceLimits{}, {}, Mode::spread, 5), 256u);
 }
 
+TEST(Planner, FoldingThreadsIntoTheNextDimensionRespectsThePerDimensionLimit) {
+  // A short inner dimension moves threads to y; y must stay below max_threads_per_dim
+  // (it used to grow to 64 and make the plan throw). With 63 threads per dimension per
+  // dispatch, 1000 rows need spread.
+  DeviceLimits limits;
+  limits.max_threads_per_dim = 64;
+  const Domain domain{1000, 2};
+  const Plan plan = make_plan(domain, limits);
+  EXPECT_EQ(plan.mode, Mode::spread);
+  EXPECT_EQ(make_plan(domain, limits, {}, {}, Mode::multi).block[1], 32u);
+  expect_within_limits(plan, limits, "1000x2 with 64 threads per dimension");
+  expect_exactly_once(domain, plan, "1000x2 with 64 threads per dimension");
+}
+
 TEST(Planner, HipThreadsPerDimensionLimitIsRespected) {
   // HIP counts the grid in work-items as a uint32: grid * block < 2^32 per dimension.
   DeviceLimits hip;
@@ -370,10 +384,10 @@ TEST(Planner, PropertyEveryModeCoversEveryIndexExactlyOnce) {
     DeviceLimits limits;
     limits.max_grid = {std::uint64_t(pick(1, 5)), std::uint64_t(pick(1, 5)),
                        std::uint64_t(pick(1, 5))};
-    limits.max_block = {std::uint32_t(pick(1, 8)), std::uint32_t(pick(1, 4)),
+    limits.max_block = {std::uint32_t(pick(1, 8)), std::uint32_t(pick(1, 8)),
                         std::uint32_t(pick(1, 4))};
     limits.max_threads_per_block = std::uint32_t(pick(1, 32));
-    if (pick(0, 3) == 0) limits.max_threads_per_dim = std::uint64_t(pick(2, 20));
+    if (pick(0, 2) == 0) limits.max_threads_per_dim = std::uint64_t(pick(2, 12));
     limits.preferred_block.spread = {std::uint32_t(pick(1, 8)), std::uint32_t(pick(1, 2)), 1};
     limits.preferred_block.direct = {
         {{std::uint32_t(pick(1, 8)), 1, 1},
