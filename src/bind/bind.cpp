@@ -114,26 +114,35 @@ void check_aliasing(const Signature& signature, const Arg* args,
   }
 }
 
+bool fits_int32(__int128 value) { return value >= int32_min && value <= int32_max; }
+
+// A 32-bit stub narrows every extent, stride, element offset and View::size() of the
+// field to int32: all of them must fit (a stride-0 view can be huge yet reach nothing).
 bool field_fits_int32(const Field& field) {
-  std::int64_t reach = 0;
+  __int128 reach = 0;
+  __int128 elements = 1;
   for (int d = 0; d < field.rank(); ++d) {
-    if (field.extent(d) > int32_max) return false;
-    const std::int64_t stride = field.stride(d) < 0 ? -field.stride(d) : field.stride(d);
-    if (field.extent(d) > 0 &&
-        stride > (int32_max - reach) / std::max<std::int64_t>(field.extent(d), 1))
-      return false;
-    reach += (field.extent(d) > 0 ? field.extent(d) - 1 : 0) * stride;
+    const __int128 extent = field.extent(d);
+    const __int128 stride = field.stride(d) < 0 ? -__int128(field.stride(d)) : field.stride(d);
+    if (!fits_int32(extent) || !fits_int32(stride)) return false;
+    elements *= extent;
+    reach += (extent > 0 ? extent - 1 : 0) * stride;
+    if (!fits_int32(elements) || !fits_int32(reach)) return false;
   }
-  return reach <= int32_max;
+  return true;
 }
 
+// Positions, logical indices and first + step * position must stay in int32: besides
+// both ends of every dimension, the step and the distance between the ends.
 bool domain_fits_int32(const Domain& domain) {
-  if (domain.size() > int32_max) return false;
+  if (!fits_int32(domain.size())) return false;
   for (const Dim& dim : domain.dims()) {
     if (dim.count == 0) continue;
-    const std::int64_t last = dim.at(dim.count - 1);
-    if (std::min(dim.first, last) < int32_min || std::max(dim.first, last) > int32_max)
+    const __int128 last = dim.at(dim.count - 1);
+    if (!fits_int32(dim.first) || !fits_int32(last) || !fits_int32(dim.step) ||
+        !fits_int32(last - dim.first)) {
       return false;
+    }
   }
   return true;
 }

@@ -66,5 +66,39 @@ TEST(Bind, LargeFieldsRuleOutThe32BitIndex) {
   EXPECT_FALSE(bound.fits_int32);
 }
 
+TEST(Bind, The32BitIndexNeedsEveryNarrowedValueToFit) {
+  RuntimeOptions options;
+  options.backend = "cpu";
+  Runtime runtime(options);
+  const Signature index_only = {index("i")};
+  BoundArgs bound;
+  const auto fits = [&](const Domain& domain) {
+    bind_arguments(index_only, domain, nullptr, 0, nullptr, bound);
+    return bound.fits_int32;
+  };
+  EXPECT_TRUE(fits(Domain{1000, 1000}));
+  constexpr std::int64_t max32 = 2147483647;
+  // Both ends fit, but the step does not: i32(step) would be truncated.
+  EXPECT_FALSE(fits(Domain({Dim{-max32, 2, 4294967294}})));
+  // One index whose step alone is beyond int32.
+  EXPECT_FALSE(fits(Domain({Dim{0, 1, std::int64_t(1) << 40}})));
+  // Ends fit, the distance between them does not: step * position overflows.
+  EXPECT_FALSE(fits(Domain({Dim{max32, 3, -max32}})));
+  EXPECT_TRUE(fits(Domain({Dim{max32, 2, -max32}})));
+
+  // A stride-0 view reaches one element but has 10^10 of them: View::size() would
+  // overflow an int32.
+  std::int32_t element = 0;
+  const Field huge_view = runtime.wrap(&element, {100000, 100000}, {0, 0});
+  const Signature broadcast = {in<std::int32_t>("v", 2)};
+  const Arg args[] = {huge_view};
+  bind_arguments(broadcast, Domain{4}, args, 1, huge_view.owner(), bound);
+  EXPECT_FALSE(bound.fits_int32);
+  const Field small_view = runtime.wrap(&element, {1000, 1000}, {0, 0});
+  const Arg small_args[] = {small_view};
+  bind_arguments(broadcast, Domain{4}, small_args, 1, small_view.owner(), bound);
+  EXPECT_TRUE(bound.fits_int32);
+}
+
 }  // namespace
 }  // namespace stubjit::detail
