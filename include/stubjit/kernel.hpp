@@ -78,12 +78,14 @@ class STUBJIT_API Stream {
   // Waits until all work queued on this stream has finished.
   void synchronize() const;
   detail::StreamState* state() const noexcept { return state_.get(); }
-  const detail::RuntimeState* owner() const noexcept { return owner_; }
+  const detail::RuntimeState* owner() const noexcept { return runtime_.get(); }
 
  private:
   friend class Runtime;
+  // Declared first, destroyed last: the stream is released while its backend is
+  // still there, and a stream keeps its runtime alive like a field does.
+  std::shared_ptr<detail::RuntimeState> runtime_;
   std::shared_ptr<detail::StreamState> state_;
-  const detail::RuntimeState* owner_ = nullptr;
 };
 
 struct LaunchOptions {

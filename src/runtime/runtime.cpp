@@ -38,7 +38,7 @@ Kernel Runtime::kernel(KernelSource source) {
 Stream Runtime::create_stream() {
   Stream stream;
   stream.state_ = state_->backend->create_stream();
-  stream.owner_ = state_.get();
+  stream.runtime_ = state_;
   return stream;
 }
 

@@ -113,6 +113,30 @@ TEST(Runtime, StreamsBelongToTheirRuntime) {
   EXPECT_THROW(Stream{}.synchronize(), Error);
 }
 
+TEST(Runtime, StreamsKeepTheirRuntimeAlive) {
+  // A stream outliving its Runtime handle still works, and can never be mistaken for a
+  // stream of a later runtime that happens to sit at the same address.
+  Stream survivor;
+  Field data;
+  {
+    RuntimeOptions options;
+    options.backend = "cpu";
+    Runtime runtime(options);
+    survivor = runtime.create_stream();
+    data = runtime.allocate<std::int32_t>({2});
+  }
+  data.copy_from_async(std::vector<std::int32_t>{4, 5}.data(), 2, survivor);
+  survivor.synchronize();
+  EXPECT_EQ(data.to_vector<std::int32_t>()[1], 5);
+  RuntimeOptions options;
+  options.backend = "cpu";
+  Runtime later(options);
+  EXPECT_EQ(survivor.owner(), data.owner());
+  EXPECT_NE(survivor.owner(), later.create_stream().owner());
+  Field other = later.allocate<std::int32_t>({2});
+  EXPECT_THROW(other.copy_from_async(std::vector<std::int32_t>{1, 2}.data(), 2, survivor), Error);
+}
+
 TEST(Runtime, FieldsKeepTheirRuntimeAlive) {
   Field survivor;
   {
