@@ -6,6 +6,7 @@
 #include "codegen/dialect.hpp"
 #include "codegen/prelude.hpp"
 #include "codegen/stub_request.hpp"
+#include "stubjit/error.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -270,6 +271,14 @@ std::string describe_bindings(const StubRequest& request) {
 }  // namespace
 
 GeneratedStub generate_stub(const StubRequest& request) {
+  if (request.index_bits != 32 && request.index_bits != 64) {
+    throw Error("stub index width must be 32 or 64 bits, got " +
+                std::to_string(request.index_bits));
+  }
+  // The CPU backend always indexes in 64 bits; its group arithmetic is written for it.
+  if (request.dialect == Dialect::cpp && request.index_bits != 64) {
+    throw Error("the C++ dialect generates 64-bit indices only");
+  }
   const DialectEmitter& dialect = emitter_for(request.dialect);
   SourceWriter out;
   StubContext context(request, out);
