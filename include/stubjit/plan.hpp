@@ -98,7 +98,8 @@ struct STUBJIT_API Plan {
 //              dispatch fits; else multi with as many direct dispatches as needed;
 //   rank > 3:  spread if one dispatch fits, else multi (spread chunks).
 // A forced mode is honoured or refused with a PlanError: direct needs rank <= 3 and
-// one fitting dispatch; spread needs one fitting dispatch; multi always plans.
+// one fitting dispatch; spread needs one fitting dispatch; multi plans any domain
+// that needs at most policy.max_dispatches dispatches (as every mode does).
 STUBJIT_API Plan make_plan(const Domain& domain, const DeviceLimits& limits,
                            const BlockConstraints& constraints = {}, const PlanPolicy& policy = {},
                            std::optional<Mode> forced = std::nullopt);

@@ -194,6 +194,17 @@ TEST_F(Errors, InvalidKernelDescriptionsAreSignatureErrors) {
   EXPECT_THROW(runtime_.kernel({"k", {in<float>("x", 9)}, "", "", {}}), SignatureError);
 }
 
+TEST_F(Errors, AllocationFailureIsAStubjitError) {
+  // 1 PiB: beyond the 47-bit user address space of x86-64, whatever the overcommit
+  // policy, so the allocation cannot succeed.
+  try {
+    runtime_.allocate<float>({std::int64_t(1) << 48});
+    FAIL() << "expected BackendError";
+  } catch (const BackendError& error) {
+    EXPECT_NE(std::string(error.what()).find("cannot allocate"), std::string::npos) << error.what();
+  }
+}
+
 TEST_F(Errors, FieldMisuse) {
   EXPECT_THROW(runtime_.allocate<float>({-1}), FieldError);
   EXPECT_THROW(runtime_.allocate<double>({std::int64_t(1) << 40, std::int64_t(1) << 30}),

@@ -88,7 +88,8 @@ class CpuBackend final : public Backend {
     // 64-byte alignment: whole cache lines and any vector width.
     const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
     void* pointer = std::aligned_alloc(64, rounded);
-    if (!pointer) throw std::bad_alloc();
+    if (!pointer)
+      throw BackendError("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
     return pointer;
   }
   void deallocate(void* pointer) noexcept override { std::free(pointer); }
