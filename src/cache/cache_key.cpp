@@ -7,12 +7,18 @@
 
 namespace stubjit::detail {
 
+std::string length_prefixed(const std::string& text) {
+  return std::to_string(text.size()) + ":" + text;
+}
+
 KernelIdentity identify(const KernelSource& source) {
   KernelIdentity id;
   id.name = source.name;
-  // Length-prefixed, so that moving text between body and helpers changes the hash.
-  id.source_hash = hash64(std::to_string(source.body.size()) + ":" + source.body + "|" +
-                          std::to_string(source.helpers.size()) + ":" + source.helpers);
+  // The text itself, not a hash of it: a 64-bit hash is no proof of equality, and
+  // XXH3 collisions can be crafted. Length-prefixed, so that moving text between
+  // body and helpers changes the key.
+  id.source =
+      "body " + length_prefixed(source.body) + "\nhelpers " + length_prefixed(source.helpers);
   for (const Param& p : source.signature) id.signature += to_string(p) + ";";
   const BlockConstraints& b = source.block;
   id.block = "max_threads=" + std::to_string(b.max_threads) +
@@ -25,9 +31,11 @@ CacheKey make_cache_key(const KernelIdentity& kernel, const StubVariant& variant
                         const ToolchainIdentity& toolchain) {
   static const std::uint64_t prelude_hash = hash64(prelude_source());
   std::ostringstream text;
-  text << "stubjit-key 1\n"
+  // One fact per line; the lines with free text (options, body, helpers) come last,
+  // so that whatever they hold, the first "kernel " line is the kernel's.
+  text << "stubjit-key 2\n"
        << "generator " << generator_version << ' ' << hex64(prelude_hash) << '\n'
-       << "kernel " << kernel.name << ' ' << hex64(kernel.source_hash) << '\n'
+       << "kernel " << kernel.name << '\n'
        << "signature " << kernel.signature << '\n'
        << "block " << kernel.block << '\n'
        << "variant " << name_of(variant.mode) << " r" << variant.rank << " i" << variant.index_bits;
@@ -37,7 +45,9 @@ CacheKey make_cache_key(const KernelIdentity& kernel, const StubVariant& variant
        << "backend " << toolchain.backend << '\n'
        << "target " << toolchain.target << '\n'
        << "compiler " << toolchain.compiler << '\n'
-       << "options " << toolchain.options << '\n';
+       << "options " << toolchain.options.size();
+  for (const std::string& option : toolchain.options) text << ' ' << length_prefixed(option);
+  text << '\n' << kernel.source << '\n';
   CacheKey key;
   key.text = text.str();
   key.hash = hash64(key.text);

@@ -1,5 +1,6 @@
-// The cache key: everything a compiled stub depends on, as canonical text (compared
-// in full) plus its hash (for bucketing and file names).
+// The cache key: everything a compiled stub depends on, as canonical text compared in
+// full (the kernel's own source included, so that keys are equal only when the
+// sources are), plus its hash, used only for bucketing and file names.
 #pragma once
 
 #include <cstdint>
@@ -14,20 +15,24 @@ namespace stubjit::detail {
 // What identifies a kernel, computed once when it is created.
 struct KernelIdentity {
   std::string name;
-  std::uint64_t source_hash = 0;  // body and helpers
-  std::string signature;          // canonical text of the parameters
-  std::string block;              // block constraints
+  std::string source;     // body and helpers, each length-prefixed (see length_prefixed)
+  std::string signature;  // canonical text of the parameters
+  std::string block;      // block constraints
 };
 
 KernelIdentity identify(const KernelSource& source);
 
 // What identifies the toolchain and target a stub is compiled for.
 struct ToolchainIdentity {
-  std::string backend;   // "cpu", "cuda", "hip"
-  std::string target;    // host CPU, sm_XY, gfxNNN
-  std::string compiler;  // compiler name and version
-  std::string options;   // extra compiler options, space-joined
+  std::string backend;               // "cpu", "cuda", "hip"
+  std::string target;                // host CPU, sm_XY, gfxNNN
+  std::string compiler;              // compiler name and version
+  std::vector<std::string> options;  // extra compiler options, one per argument
 };
+
+// "<size>:<bytes>": text of any content (spaces, newlines, digits) embedded so that
+// no two different sequences of texts give the same key.
+std::string length_prefixed(const std::string& text);
 
 struct StubVariant {
   Mode mode = Mode::direct;

@@ -35,7 +35,7 @@ std::string path_component(const std::string& text) {
                     c == '.' || c == '_' || c == '-';
     if (!ok) c = '_';
   }
-  if (safe.empty() || safe == "." || safe == "..") safe = "_" + safe;
+  if (safe.empty() || safe[0] == '.') safe = "_" + safe;
   return safe;
 }
 
@@ -44,9 +44,11 @@ DiskKey make_disk_key(const CacheKey& key, const StubVariant& variant,
   DiskKey disk;
   disk.directory = path_component(toolchain.backend) + "/" + path_component(toolchain.target) +
                    "/" + name_of(variant.mode) + "-r" + std::to_string(variant.rank);
-  disk.text = "stubjit-disk-key " + std::to_string(disk_format_version) + "\n" + key.text +
-              "stub " + hex64(hash64(stub_source)) + " " + std::to_string(stub_source.size()) +
-              "\n" + "layout " + disk.directory + "\n";
+  // The lines `stubjit cache verify` reads come before the memory key, whose last
+  // lines hold free text (the kernel's source): the first "layout " line is the real one.
+  disk.text = "stubjit-disk-key " + std::to_string(disk_format_version) + "\n" + "layout " +
+              disk.directory + "\n" + "stub " + hex64(hash64(stub_source)) + " " +
+              std::to_string(stub_source.size()) + "\n" + key.text;
   disk.name = hash128_hex(disk.text);
   return disk;
 }

@@ -14,7 +14,8 @@ namespace stubjit::detail {
 // Version of the on-disk entry format and key text. Bump on any change to either:
 // entries of another version are then never found (their names differ) and, if met
 // under a colliding name, rejected by the version field.
-inline constexpr std::uint32_t disk_format_version = 1;
+// 2: the key holds the kernel's source text and length-prefixed compiler options.
+inline constexpr std::uint32_t disk_format_version = 2;
 
 struct DiskKey {
   std::string text;  // full key, stored in the entry and compared on load
@@ -38,8 +39,9 @@ std::string kernel_of_key_text(const std::string& text);
 // 32 lowercase hex digits of XXH3-128.
 std::string hash128_hex(const std::string& bytes);
 
-// `text` with every character outside [A-Za-z0-9._-] replaced by '_', never empty
-// and never "." or "..": safe as one path component.
+// `text` with every character outside [A-Za-z0-9._-] replaced by '_', and '_' put
+// before a leading '.': never empty, never hidden, never "." or "..", so safe as one
+// path component, and one that is_name_component (cache_layout.hpp) accepts.
 std::string path_component(const std::string& text);
 
 }  // namespace stubjit::detail

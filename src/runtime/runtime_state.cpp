@@ -15,12 +15,6 @@ std::string known_backends() {
   return names;
 }
 
-std::string join(const std::vector<std::string>& parts) {
-  std::string text;
-  for (const std::string& part : parts) text += (text.empty() ? "" : " ") + part;
-  return text;
-}
-
 }  // namespace
 
 std::unique_ptr<Backend> select_backend(const RuntimeOptions& options) {
@@ -53,8 +47,9 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
     : backend(select_backend(opts)), options(std::move(opts)) {
   device_limits = backend->limits();
   limits = options.limits ? *options.limits : device_limits;
+  // Each option stays one item: the key length-prefixes them (cache_key.hpp).
   toolchain = ToolchainIdentity{backend->name(), backend->target_id(), backend->compiler_id(),
-                                join(options.compiler_options)};
+                                options.compiler_options};
   dump_dir = options.dump_dir.empty() ? env_or("STUBJIT_DUMP_DIR", "") : options.dump_dir;
   default_stream = backend->create_stream();
   disk = DiskCache::open(resolve_cache_settings(options));

@@ -55,6 +55,20 @@ TEST(DiskKey, LayoutIsBackendTargetModeRank) {
   EXPECT_FALSE(directory_of_key_text("not a key").has_value());
 }
 
+// What `stubjit cache verify` reads back from a key cannot be forged by the kernel's
+// source or the compiler options, which the key holds as free text.
+TEST(DiskKey, SourceThatLooksLikeKeyLinesIsNotReadAsThem) {
+  Inputs in;
+  KernelSource kernel = test::saxpy_kernel();
+  kernel.body = "y = x;\nlayout cpu/elsewhere/direct-r1\nkernel impostor\n";
+  in.kernel = identify(kernel);
+  in.toolchain.options = {"-O2\nlayout ../../victim\nkernel evil"};
+  const DiskKey key = in.key();
+  EXPECT_EQ(directory_of_key_text(key.text), key.directory);
+  EXPECT_EQ(kernel_of_key_text(key.text), "saxpy");
+  EXPECT_NE(key.text.find("kernel impostor"), std::string::npos);  // still part of the key
+}
+
 TEST(DiskKey, EveryInputChangesTheKey) {
   const Inputs base;
   const std::string reference = base.key().name;
@@ -66,7 +80,7 @@ TEST(DiskKey, EveryInputChangesTheKey) {
   changed[4].variant.bindings[1] = Binding::broadcast;
   changed[5].toolchain.target = "x86_64-pc-linux-gnu/znver3/1234abcd";
   changed[6].toolchain.compiler = "clang 15.0.7";
-  changed[7].toolchain.options = "-ffast-math";
+  changed[7].toolchain.options = {"-ffast-math"};
   KernelSource other = test::saxpy_kernel();
   other.body = "y = a * x - y;";
   changed[8].kernel = identify(other);
@@ -78,8 +92,10 @@ TEST(DiskKey, EveryInputChangesTheKey) {
 
 TEST(DiskKey, PathComponentsAreSafe) {
   EXPECT_EQ(path_component("gfx90a:sramecc+:xnack-"), "gfx90a_sramecc__xnack-");
-  EXPECT_EQ(path_component("../.."), ".._..");  // one component: no traversal
+  EXPECT_EQ(path_component("../.."), "_.._..");  // one component: no traversal
   EXPECT_EQ(path_component(".."), "_..");
+  EXPECT_EQ(path_component("."), "_.");
+  EXPECT_EQ(path_component(".hidden"), "_.hidden");  // never a hidden name
   EXPECT_EQ(path_component(""), "_");
   EXPECT_EQ(path_component("sm_90"), "sm_90");
 }
