@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -25,8 +26,12 @@ struct CacheFlags {
   std::string older_than;
 };
 
+// The root as the library spells it: "/a/b/" and "/a/./b" are "/a/b".
 std::string root_of(const CacheFlags& flags) {
-  return flags.cache_dir.empty() ? disk_cache_info().root : flags.cache_dir;
+  if (flags.cache_dir.empty()) return disk_cache_info().root;
+  std::string root = std::filesystem::path(flags.cache_dir).lexically_normal().string();
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  return root;
 }
 
 bool exists(const std::string& path) {
@@ -34,8 +39,9 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0;
 }
 
-std::vector<DiskCacheEntry> entries_of(const std::string& root, bool verify) {
-  return exists(root) ? list_disk_cache(root, verify) : std::vector<DiskCacheEntry>{};
+std::vector<DiskCacheEntry> entries_of(const std::string& root, bool verify,
+                                       std::vector<SkippedCacheDirectory>* skipped = nullptr) {
+  return exists(root) ? list_disk_cache(root, verify, skipped) : std::vector<DiskCacheEntry>{};
 }
 
 std::string local_time(std::int64_t seconds) {
@@ -73,7 +79,7 @@ int list(const CacheFlags& flags, bool as_json) {
   for (const DiskCacheEntry& e : entries) {
     std::printf("%s %10llu  %-20s %s%s\n", local_time(e.last_used).c_str(),
                 static_cast<unsigned long long>(e.bytes), e.kernel.empty() ? "?" : e.kernel.c_str(),
-                e.path.substr(root.size() + 1).c_str(),
+                std::filesystem::path(e.path).lexically_relative(root).c_str(),
                 e.valid ? "" : ("  BAD: " + e.problem).c_str());
   }
   return exit_ok;
@@ -122,7 +128,8 @@ int stats(const CacheFlags& flags, bool as_json) {
 
 int verify(const CacheFlags& flags, bool as_json) {
   const std::string root = root_of(flags);
-  const std::vector<DiskCacheEntry> entries = entries_of(root, true);
+  std::vector<SkippedCacheDirectory> skipped;
+  const std::vector<DiskCacheEntry> entries = entries_of(root, true, &skipped);
   std::vector<DiskCacheEntry> bad;
   for (const DiskCacheEntry& e : entries)
     if (!e.valid) bad.push_back(e);
@@ -131,15 +138,27 @@ int verify(const CacheFlags& flags, bool as_json) {
   if (as_json) {
     json list = json::array();
     for (const DiskCacheEntry& e : bad) list.push_back(entry_json(e));
-    print({{"root", root}, {"entries", entries.size()}, {"bad", list}, {"removed", removed}});
+    json not_read = json::array();
+    for (const SkippedCacheDirectory& d : skipped)
+      not_read.push_back({{"path", d.path}, {"problem", d.problem}});
+    print({{"root", root},
+           {"entries", entries.size()},
+           {"bad", list},
+           {"removed", removed},
+           {"skipped", not_read}});
   } else {
     for (const DiskCacheEntry& e : bad) {
       std::printf("BAD %s: %s%s\n", e.path.c_str(), e.problem.c_str(),
                   flags.remove ? " (removed)" : "");
     }
-    std::printf("%zu entries checked, %zu bad, %zu removed\n", entries.size(), bad.size(), removed);
+    for (const SkippedCacheDirectory& d : skipped) {
+      std::printf("SKIPPED %s: %s\n", d.path.c_str(), d.problem.c_str());
+    }
+    std::printf("%zu entries checked, %zu bad, %zu removed, %zu directories not read\n",
+                entries.size(), bad.size(), removed, skipped.size());
   }
-  return bad.size() > removed ? exit_problems_found : exit_ok;
+  // Unread directories may hold bad entries: not a clean bill of health.
+  return bad.size() > removed || !skipped.empty() ? exit_problems_found : exit_ok;
 }
 
 int clear(const CacheFlags& flags, bool as_json) {

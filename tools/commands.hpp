@@ -10,7 +10,7 @@ namespace stubjit::tool {
 
 // Exit statuses (docs/cli.md).
 inline constexpr int exit_ok = 0;
-inline constexpr int exit_problems_found = 1;  // verify found bad entries it left
+inline constexpr int exit_problems_found = 1;  // verify left bad entries or unread directories
 inline constexpr int exit_failure = 2;         // bad input or an error
 
 struct GlobalFlags {

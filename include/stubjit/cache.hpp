@@ -36,20 +36,35 @@ struct DiskCacheEntry {
   std::string format;   // binary format, e.g. "elf-object", "cubin"
 };
 
-// The entries under `root`. With `verify`, each is read and checked: magic, format
-// version, sizes, checksum, that its stored key hashes to its file name, and that it
-// sits in the directory its key names.
-STUBJIT_API std::vector<DiskCacheEntry> list_disk_cache(const std::string& root, bool verify);
+// A directory of the cache's layout that a listing did not enter: its entries are
+// missing from the listing.
+struct SkippedCacheDirectory {
+  std::string path;
+  std::string problem;  // "cannot be read: Permission denied", "is writable by group or others"
+};
 
-// Removes the given entry files; returns how many were removed. Throws Error if
-// `root` is not a private directory of the current user.
+// The entries under `root`: only files of stubjit's layout
+// (<backend>/<target>/<mode>-r<rank>/<32 hex digits>.bin, see docs/cache.md). With
+// `verify`, each is read and checked: magic, format version, sizes, checksum, that
+// its stored key hashes to its file name, and that it sits in the directory its key
+// names. Directories that cannot be read are skipped (the others are still listed)
+// and, with `skipped`, reported there.
+STUBJIT_API std::vector<DiskCacheEntry> list_disk_cache(
+    const std::string& root, bool verify, std::vector<SkippedCacheDirectory>* skipped = nullptr);
+
+// Removes the given entry files (and their lock files); returns how many were
+// removed. Throws Error, before removing any, if one is not an entry file of the
+// layout under `root`, or if `root` is not a private directory of the current user
+// or not a stubjit cache (see clear_disk_cache).
 STUBJIT_API std::size_t remove_disk_cache_entries(const std::string& root,
                                                   const std::vector<DiskCacheEntry>& entries);
 
-// Removes every entry not used for `older_than_seconds` (0: every entry), lock files
-// as old, and temporary files a crashed writer left (older than an hour). Removing an entry never
-// disturbs a process reading it (it holds its own descriptor); a later lookup misses and compiles.
-// Throws Error if `root` is not a private directory of the current user.
+// Removes every entry not used for `older_than_seconds` (0: every entry) with its
+// lock file, other lock files as old, and temporary files a crashed writer left
+// (older than an hour); only files of stubjit's layout, nothing else. Removing an
+// entry never disturbs a process reading it (it holds its own descriptor); a later
+// lookup misses and compiles. Throws Error if `root` is not a private directory of
+// the current user, or holds other things and no CACHEDIR.TAG written by stubjit.
 STUBJIT_API std::size_t clear_disk_cache(const std::string& root,
                                          std::int64_t older_than_seconds = 0);
 

@@ -7,7 +7,9 @@
 
 #include "cache/cache_entry.hpp"
 #include "cache/cache_index.hpp"
+#include "cache/cache_layout.hpp"
 #include "cache/cache_settings.hpp"
+#include "cache/cache_tag.hpp"
 #include "cache/disk_key.hpp"
 #include "cache/private_files.hpp"
 #include "stubjit/cache.hpp"
@@ -18,15 +20,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void require_private_root(const std::string& root) {
+void require_removable_root(const std::string& root) {
   if (const std::string problem = detail::check_private_directory(root, true); !problem.empty()) {
     throw Error("refusing to remove anything from the disk cache: " + problem);
   }
+  if (const std::string refusal = detail::cleanup_refusal(root); !refusal.empty()) {
+    throw Error(refusal);
+  }
+}
+
+std::int64_t now_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 void verify(DiskCacheEntry& entry, const std::string& name) {
   entry.verified = true;
-  const detail::ReadResult read = detail::read_private_file(entry.path);
+  const detail::ReadResult read = detail::read_private_file(entry.path, detail::max_entry_bytes);
   if (read.status != detail::ReadResult::Status::ok) {
     entry.problem = read.problem.empty() ? "cannot be read" : read.problem;
     return;
@@ -52,6 +63,20 @@ void verify(DiskCacheEntry& entry, const std::string& name) {
   entry.valid = true;
 }
 
+// The entry's path, normalised, if it is an entry file of the layout under `root`;
+// throws otherwise ("/root/../victim/file" is not under "/root").
+std::string checked_entry_path(const std::string& root, const std::string& path) {
+  const fs::path normal = fs::path(path).lexically_normal();
+  const fs::path relative = normal.lexically_relative(root);
+  bool climbs = relative.empty();
+  for (const fs::path& part : relative) climbs = climbs || part == ".." || part == ".";
+  if (climbs || !detail::is_entry_path(relative.string())) {
+    throw Error("refusing to remove " + path + ": not an entry file of the cache root " + root +
+                " (<backend>/<target>/<mode>-r<rank>/<32 hex digits>.bin)");
+  }
+  return root + "/" + relative.string();
+}
+
 }  // namespace
 
 DiskCacheInfo disk_cache_info(const RuntimeOptions& options) {
@@ -66,15 +91,21 @@ DiskCacheInfo disk_cache_info(const RuntimeOptions& options) {
     struct stat status {};
     if (::stat(info.root.c_str(), &status) == 0) {
       info.reason = detail::check_private_directory(info.root, true);
+      if (info.reason.empty()) {
+        const detail::RootInspection root = detail::inspect_cache_root(info.root);
+        if (root.kind == detail::RootKind::foreign) info.reason = info.root + " " + root.problem;
+      }
       info.enabled = info.reason.empty();
     }  // a missing root is created by the first runtime
   }
   return info;
 }
 
-std::vector<DiskCacheEntry> list_disk_cache(const std::string& root, bool verify_entries) {
+std::vector<DiskCacheEntry> list_disk_cache(const std::string& root, bool verify_entries,
+                                            std::vector<SkippedCacheDirectory>* skipped) {
+  const detail::EntryScan scan = detail::scan_entries(detail::normalize_root(root));
   std::vector<DiskCacheEntry> entries;
-  for (const detail::StoredEntry& stored : detail::scan_entries(root)) {
+  for (const detail::StoredEntry& stored : scan.entries) {
     DiskCacheEntry entry;
     entry.path = stored.path;
     entry.directory = stored.directory;
@@ -83,49 +114,44 @@ std::vector<DiskCacheEntry> list_disk_cache(const std::string& root, bool verify
     if (verify_entries) verify(entry, stored.name);
     entries.push_back(std::move(entry));
   }
+  if (skipped) {
+    for (const detail::SkippedDirectory& directory : scan.skipped)
+      skipped->push_back({directory.path, directory.problem});
+  }
   return entries;
 }
 
 std::size_t remove_disk_cache_entries(const std::string& root,
                                       const std::vector<DiskCacheEntry>& entries) {
-  require_private_root(root);
+  const std::string normal_root = detail::normalize_root(root);
+  require_removable_root(normal_root);
+  std::vector<std::string> paths;  // all checked before any is removed
+  for (const DiskCacheEntry& entry : entries)
+    paths.push_back(checked_entry_path(normal_root, entry.path));
   std::size_t removed = 0;
-  const std::string inside = root + "/";
-  for (const DiskCacheEntry& entry : entries) {
-    if (entry.path.rfind(inside, 0) != 0) {
-      throw Error("refusing to remove " + entry.path + ": not inside the cache root " + root);
-    }
-    if (::unlink(entry.path.c_str()) == 0) ++removed;
-  }
+  for (const std::string& path : paths)
+    if (detail::remove_entry(path)) ++removed;
   return removed;
 }
 
 std::size_t clear_disk_cache(const std::string& root, std::int64_t older_than_seconds) {
-  require_private_root(root);
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  const std::string normal_root = detail::normalize_root(root);
+  require_removable_root(normal_root);
+  const std::int64_t now = now_seconds();
   const std::int64_t cutoff = older_than_seconds > 0 ? now - older_than_seconds : now + 1;
+  const detail::LayoutScan scan = detail::scan_layout(normal_root);
   std::size_t removed = 0;
-  for (const detail::StoredEntry& stored : detail::scan_entries(root)) {
-    if (stored.last_used_ns / 1000000000 < cutoff && ::unlink(stored.path.c_str()) == 0) {
-      ++removed;
-    }
-  }
-  detail::remove_stale_temporaries(root);
   // Lock files only avoid duplicate compiles; removing one while a process waits on
-  // it can at worst cause one compile too many.
-  std::error_code error;
-  for (fs::recursive_directory_iterator it(root, error), end; !error && it != end;
-       it.increment(error)) {
-    const std::string name = it->path().filename().string();
-    const bool lock = name.size() > 5 && name.compare(name.size() - 5, 5, detail::lock_suffix) == 0;
-    struct stat info {};
-    if (lock && ::lstat(it->path().c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-        info.st_mtim.tv_sec < cutoff) {
-      ::unlink(it->path().c_str());
+  // it can at worst cause one compile too many (cache_index.hpp, remove_entry).
+  for (const detail::LayoutFile& file : scan.files) {
+    if (file.modified_ns / 1000000000 >= cutoff) continue;
+    if (file.kind == detail::LayoutFileKind::entry && detail::remove_entry(file.path)) {
+      ++removed;
+    } else if (file.kind == detail::LayoutFileKind::lock) {
+      ::unlink(file.path.c_str());
     }
   }
+  detail::remove_stale_temporaries(scan);
   return removed;
 }
 

@@ -14,8 +14,7 @@ namespace {
 
 constexpr char magic[8] = {'S', 'T', 'U', 'B', 'J', 'I', 'T', 'C'};
 constexpr std::size_t header_size = 40;
-// Sanity bounds, so a corrupt size field can never make us allocate wildly.
-constexpr std::uint64_t max_key_size = 1u << 20;
+// Sanity bound, so a corrupt size field can never make us allocate wildly.
 constexpr std::uint64_t max_format_size = 256;
 
 void put(std::vector<char>& out, std::size_t offset, std::uint64_t value, int bytes) {
@@ -65,6 +64,19 @@ const char* describe(EntryProblem problem) noexcept {
   return "?";
 }
 
+std::string entry_size_problem(const std::string& key, const Binary& binary) {
+  if (key.size() > max_entry_key_bytes) {
+    return "its key (the kernel's source) is " + std::to_string(key.size()) +
+           " bytes, more than the " + std::to_string(max_entry_key_bytes) + " an entry may hold";
+  }
+  const std::uint64_t total = header_size + key.size() + binary.format.size() + binary.bytes.size();
+  if (binary.format.size() > max_format_size || total > max_entry_bytes) {
+    return "its entry would be " + std::to_string(total) + " bytes, more than the " +
+           std::to_string(max_entry_bytes) + " an entry may have";
+  }
+  return {};
+}
+
 std::vector<char> encode_entry(const std::string& key, const Binary& binary) {
   std::vector<char> out(header_size + key.size() + binary.format.size() + binary.bytes.size());
   std::memcpy(out.data(), magic, sizeof magic);
@@ -103,7 +115,7 @@ DecodedEntry decode_entry(const std::vector<char>& bytes, const std::string* exp
   const std::uint64_t key_size = get(bytes, 12, 4);
   const std::uint64_t format_size = get(bytes, 16, 4);
   const std::uint64_t payload_size = get(bytes, 24, 8);
-  if (get(bytes, 20, 4) != 0 || key_size > max_key_size || format_size > max_format_size ||
+  if (get(bytes, 20, 4) != 0 || key_size > max_entry_key_bytes || format_size > max_format_size ||
       payload_size > bytes.size()) {
     return fail(payload_size > bytes.size() ? EntryProblem::truncated : EntryProblem::bad_size);
   }

@@ -42,6 +42,15 @@ struct DecodedEntry {
   Binary binary;    // only filled when problem == none
 };
 
+// Limits of one entry file. The key holds the kernel's whole source, hence its room.
+// A stub whose entry would exceed them is not stored (it stays in memory); a file
+// longer than max_entry_bytes is rejected before it is read.
+inline constexpr std::uint64_t max_entry_key_bytes = std::uint64_t(16) << 20;  // 16 MiB
+inline constexpr std::uint64_t max_entry_bytes = std::uint64_t(64) << 20;      // 64 MiB
+
+// "" when an entry of this key and binary fits the limits, else why not.
+std::string entry_size_problem(const std::string& key, const Binary& binary);
+
 std::vector<char> encode_entry(const std::string& key, const Binary& binary);
 
 // Checks magic, version, sizes, checksum and, when `expected_key` is given, that the

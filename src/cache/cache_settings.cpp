@@ -7,6 +7,7 @@
 #include <cctype>
 #include <limits>
 
+#include "cache/cache_layout.hpp"
 #include "runtime/env.hpp"
 #include "runtime/log.hpp"
 
@@ -80,7 +81,9 @@ DiskCacheSettings resolve_cache_settings(const RuntimeOptions& options) {
     logger().warn("STUBJIT_CACHE={} is neither on nor off; the disk cache stays on",
                   env_or("STUBJIT_CACHE", ""));
   }
-  settings.root = cache_root(options);
+  // Normalised once here, so that paths built from it and containment checks agree
+  // however the directory was spelt ("/a/b/", "/a/./b").
+  settings.root = normalize_root(cache_root(options));
   if (settings.enabled && settings.root.empty()) {
     settings.enabled = false;
     settings.disabled_reason = "no cache directory: set STUBJIT_CACHE_DIR, XDG_CACHE_HOME or HOME";

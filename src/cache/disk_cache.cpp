@@ -7,22 +7,44 @@
 
 #include "cache/cache_entry.hpp"
 #include "cache/cache_index.hpp"
+#include "cache/cache_tag.hpp"
 #include "cache/private_files.hpp"
 #include "runtime/log.hpp"
 
 namespace stubjit::detail {
 
-std::unique_ptr<DiskCache> DiskCache::open(const DiskCacheSettings& settings) {
+namespace {
+
+// Creates the root if it is missing and tags it as stubjit's; "" when it can be used.
+// A directory stubjit did not create and that holds other things is never used: its
+// eviction would otherwise run among someone else's files.
+std::string claim_root(const std::string& root) {
+  RootInspection inspection = inspect_cache_root(root);
+  if (inspection.kind == RootKind::foreign) return root + " " + inspection.problem;
+  if (std::string problem = make_private_directory(root, true); !problem.empty()) return problem;
+  if (inspection.kind == RootKind::tagged) return {};
+  if (std::string problem = write_cache_tag(root); !problem.empty()) {
+    return "cannot tag " + root + " as stubjit's cache: " + problem;
+  }
+  // Another process may have put something in meanwhile: look again.
+  inspection = inspect_cache_root(root);
+  return inspection.kind == RootKind::tagged ? std::string() : root + " " + inspection.problem;
+}
+
+}  // namespace
+
+std::unique_ptr<DiskCache> DiskCache::open(DiskCacheSettings settings) {
   if (!settings.enabled) {
     logger().debug("disk cache off ({})", settings.disabled_reason);
     return nullptr;
   }
-  if (const std::string problem = make_private_directory(settings.root, true); !problem.empty()) {
+  settings.root = normalize_root(settings.root);
+  if (const std::string problem = claim_root(settings.root); !problem.empty()) {
     logger().warn("disk cache not used, stubs are cached in memory only: {}", problem);
     return nullptr;
   }
   logger().debug("disk cache at {} (cap {} bytes)", settings.root, settings.max_bytes);
-  return std::unique_ptr<DiskCache>(new DiskCache(settings));
+  return std::unique_ptr<DiskCache>(new DiskCache(std::move(settings)));
 }
 
 DiskCache::DiskCache(DiskCacheSettings settings) : settings_(std::move(settings)) {}
@@ -73,7 +95,7 @@ DiskCache::Lookup DiskCache::load(const DiskKey& key) {
     return lookup;
   }
   const std::string path = entry_path(key);
-  ReadResult read = read_private_file(path);
+  ReadResult read = read_private_file(path, max_entry_bytes);
   if (read.status == ReadResult::Status::missing) return lookup;
   if (read.status == ReadResult::Status::failed) {
     warn_once(path, "disk cache entry " + path + " cannot be read (" + read.problem +
@@ -117,6 +139,11 @@ bool DiskCache::store(const DiskKey& key, const Binary& binary) {
               "disk cache directory refused, its stubs stay in memory only: " + problem);
     return false;
   }
+  if (const std::string problem = entry_size_problem(key.text, binary); !problem.empty()) {
+    warn_once("size:" + key.name, "stub " + key.name + " is not stored in the disk cache: " +
+                                      problem + "; it stays in memory only");
+    return false;
+  }
   const std::string directory = settings_.root + "/" + key.directory;
   const std::string error =
       publish_file(directory, key.name + entry_suffix, encode_entry(key.text, binary));
@@ -129,6 +156,11 @@ bool DiskCache::store(const DiskKey& key, const Binary& binary) {
   // and keeps the cap exact once writers are done.
   const EvictionResult evicted = evict_least_recently_used(
       settings_.root, settings_.max_bytes, entry_path(key), std::chrono::milliseconds(2000));
+  for (const SkippedDirectory& skipped : evicted.skipped) {
+    warn_once("skipped:" + skipped.path, "disk cache directory " + skipped.path + " " +
+                                             skipped.problem +
+                                             ": its entries are neither counted nor evicted");
+  }
   if (evicted.removed) {
     logger().debug("disk cache over its cap: evicted {} entries ({} -> {} bytes)", evicted.removed,
                    evicted.bytes_before, evicted.bytes_after);

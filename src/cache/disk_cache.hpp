@@ -17,10 +17,11 @@ namespace stubjit::detail {
 
 class DiskCache {
  public:
-  // The cache under settings.root, created 0700 if missing; nullptr (memory-only,
-  // after one warning) when it is disabled, cannot be created, or is not private
-  // (owned by another user, group- or world-writable).
-  static std::unique_ptr<DiskCache> open(const DiskCacheSettings& settings);
+  // The cache under settings.root, created 0700 and tagged (cache_tag.hpp) if
+  // missing; nullptr (memory-only, after one warning) when it is disabled, cannot be
+  // created, is not private (owned by another user, group- or world-writable), or is
+  // a directory that holds other things and no stubjit tag.
+  static std::unique_ptr<DiskCache> open(DiskCacheSettings settings);
 
   const std::string& root() const { return settings_.root; }
   const DiskCacheSettings& settings() const { return settings_; }

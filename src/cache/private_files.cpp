@@ -67,7 +67,7 @@ std::string make_private_directory(const std::string& path, bool follow_links) {
   return check_private_directory(path, follow_links);
 }
 
-ReadResult read_private_file(const std::string& path) {
+ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes) {
   ReadResult result;
   Descriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
@@ -92,6 +92,12 @@ ReadResult read_private_file(const std::string& path) {
   if (std::string problem = check_owner_and_mode(info, "the entry"); !problem.empty()) {
     result.status = ReadResult::Status::refused;
     result.problem = problem;
+    return result;
+  }
+  if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
+    result.status = ReadResult::Status::refused;
+    result.problem = "is " + std::to_string(info.st_size) + " bytes long, more than the " +
+                     std::to_string(max_bytes) + " bytes stubjit reads";
     return result;
   }
   result.bytes.resize(static_cast<std::size_t>(info.st_size));

@@ -25,9 +25,11 @@ struct ReadResult {
 };
 
 // Reads a whole entry. Refused: a link, not a regular file, owned by another user,
-// or group/world-writable. Reading holds one descriptor from open to the last byte,
-// so a concurrent rename or unlink of the path cannot mix two files.
-ReadResult read_private_file(const std::string& path);
+// group/world-writable, or longer than `max_bytes` (checked before anything is
+// allocated, so a huge or sparse file cannot exhaust memory). Reading holds one
+// descriptor from open to the last byte, so a concurrent rename or unlink of the path
+// cannot mix two files.
+ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes);
 
 // Marks an entry as just used (its modification time, which LRU eviction and
 // `stubjit cache clear --older-than` read). Best effort.

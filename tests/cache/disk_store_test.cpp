@@ -7,14 +7,19 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "cache/cache_entry.hpp"
 #include "cache/cache_index.hpp"
 #include "cache/cache_settings.hpp"
+#include "cache/cache_tag.hpp"
 #include "cache/disk_cache.hpp"
 #include "cache/file_lock.hpp"
 #include "cache/private_files.hpp"
 #include "common/temp_dir.hpp"
+#include "stubjit/cache.hpp"
+#include "stubjit/error.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -157,18 +162,19 @@ TEST(PrivateFiles, LinksInsideTheCacheAreRefused) {
   EXPECT_NE(check_private_directory(dir / "link", false).find("symbolic link"), std::string::npos);
   write_file(dir / "real/entry", "data");
   ASSERT_EQ(::symlink((dir / "real/entry").c_str(), (dir / "entry-link").c_str()), 0);
-  EXPECT_EQ(read_private_file(dir / "entry-link").status, ReadResult::Status::refused);
+  EXPECT_EQ(read_private_file(dir / "entry-link", max_entry_bytes).status,
+            ReadResult::Status::refused);
 }
 
 TEST(PrivateFiles, PublishReplacesAtomicallyAndPrivately) {
   TempDir dir;
   ASSERT_EQ(publish_file(dir.path(), "entry.bin", {'o', 'l', 'd'}), "");
-  ReadResult before = read_private_file(dir / "entry.bin");
+  ReadResult before = read_private_file(dir / "entry.bin", max_entry_bytes);
   ASSERT_EQ(before.status, ReadResult::Status::ok);
   EXPECT_EQ(std::string(before.bytes.begin(), before.bytes.end()), "old");
   EXPECT_EQ(mode_of(dir / "entry.bin"), 0600u);
   ASSERT_EQ(publish_file(dir.path(), "entry.bin", {'n', 'e', 'w', '!'}), "");
-  ReadResult after = read_private_file(dir / "entry.bin");
+  ReadResult after = read_private_file(dir / "entry.bin", max_entry_bytes);
   EXPECT_EQ(std::string(after.bytes.begin(), after.bytes.end()), "new!");
   std::size_t files = 0;  // no temporary left behind
   for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
@@ -183,10 +189,28 @@ TEST(PrivateFiles, SharedEntriesAreRefused) {
   TempDir dir;
   ASSERT_EQ(publish_file(dir.path(), "entry.bin", {'x'}), "");
   ASSERT_EQ(::chmod((dir / "entry.bin").c_str(), 0666), 0);
-  const ReadResult read = read_private_file(dir / "entry.bin");
+  const ReadResult read = read_private_file(dir / "entry.bin", max_entry_bytes);
   EXPECT_EQ(read.status, ReadResult::Status::refused);
   EXPECT_NE(read.problem.find("writable by group or others"), std::string::npos);
-  EXPECT_EQ(read_private_file(dir / "absent.bin").status, ReadResult::Status::missing);
+  EXPECT_EQ(read_private_file(dir / "absent.bin", max_entry_bytes).status,
+            ReadResult::Status::missing);
+}
+
+// A huge or sparse file is refused from its size, before anything is allocated.
+TEST(PrivateFiles, FilesLongerThanTheLimitAreRefusedUnread) {
+  TempDir dir;
+  ASSERT_EQ(publish_file(dir.path(), "entry.bin", {'x'}), "");
+  std::error_code error;
+  std::filesystem::resize_file(dir / "entry.bin", std::uint64_t(1) << 40, error);  // 1 TiB
+  if (error) GTEST_SKIP() << "this file system has no sparse 1 TiB files: " << error.message();
+  const ReadResult read = read_private_file(dir / "entry.bin", max_entry_bytes);
+  EXPECT_EQ(read.status, ReadResult::Status::refused);
+  EXPECT_NE(read.problem.find("1099511627776 bytes long"), std::string::npos) << read.problem;
+  EXPECT_TRUE(read.bytes.empty());
+  // The limit is inclusive.
+  ASSERT_EQ(publish_file(dir.path(), "small.bin", {'a', 'b'}), "");
+  EXPECT_EQ(read_private_file(dir / "small.bin", 2).status, ReadResult::Status::ok);
+  EXPECT_EQ(read_private_file(dir / "small.bin", 1).status, ReadResult::Status::refused);
 }
 
 // --- the lock -----------------------------------------------------------------------
@@ -221,58 +245,266 @@ void set_age(const std::string& path, int seconds_ago) {
                           seconds_ago),
       0};
   const timespec times[2] = {when, when};
-  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW), 0) << path;
+}
+
+// A name as stubjit gives entries: 32 lowercase hex digits.
+std::string hex_name(int i) {
+  std::string name = hash128_hex("entry " + std::to_string(i));
+  return name;
+}
+
+// A tagged root with one layout directory: what a runtime creates.
+std::string tagged_root(const TempDir& dir) {
+  EXPECT_EQ(write_cache_tag(dir.path()), "");
+  const std::string sub = dir / "cpu/t/direct-r1";
+  EXPECT_EQ(make_private_directory(sub, true), "");
+  return sub;
 }
 
 TEST(Eviction, RemovesLeastRecentlyUsedUntilUnderNinetyPercent) {
   TempDir dir;
-  const std::string sub = dir / "cpu/t/direct-r1";
-  ASSERT_EQ(make_private_directory(sub, true), "");
+  const std::string sub = tagged_root(dir);
   for (int i = 0; i < 10; ++i) {
-    const std::string path = sub + "/e" + std::to_string(i) + entry_suffix;
+    const std::string path = sub + "/" + hex_name(i) + entry_suffix;
     write_file(path, std::string(100, 'x'));
-    set_age(path, 1000 - i * 10);  // e0 oldest, e9 newest
+    set_age(path, 1000 - i * 10);  // 0 oldest, 9 newest
   }
-  write_file(sub + "/e3.lock", "");  // not an entry: neither counted nor removed
+  write_file(sub + "/" + hex_name(0) + lock_suffix, "");   // the oldest entry's lock
+  write_file(sub + "/" + hex_name(20) + lock_suffix, "");  // a lock without an entry
   const std::chrono::milliseconds no_wait(0);
   EXPECT_FALSE(evict_least_recently_used(dir.path(), 1000, "", no_wait).ran);  // at the cap
   const EvictionResult result =
-      evict_least_recently_used(dir.path(), 500, sub + "/e1.bin", no_wait);
+      evict_least_recently_used(dir.path(), 500, sub + "/" + hex_name(1) + ".bin", no_wait);
   EXPECT_TRUE(result.ran);
   EXPECT_EQ(result.bytes_before, 1000u);
   EXPECT_EQ(result.bytes_after, 400u);  // <= 450
-  std::vector<std::string> left;
-  for (const StoredEntry& entry : scan_entries(dir.path())) left.push_back(entry.name);
-  std::sort(left.begin(), left.end());
-  EXPECT_EQ(left, (std::vector<std::string>{"e1", "e7", "e8", "e9"}));  // e1 kept as asked
-  EXPECT_TRUE(std::filesystem::exists(sub + "/e3.lock"));
+  std::set<std::string> left;
+  for (const StoredEntry& entry : scan_entries(dir.path()).entries) left.insert(entry.name);
+  // 1 kept as asked, 7..9 the most recent.
+  EXPECT_EQ(left, (std::set<std::string>{hex_name(1), hex_name(7), hex_name(8), hex_name(9)}));
+  EXPECT_FALSE(std::filesystem::exists(sub + "/" + hex_name(0) + lock_suffix));  // with its entry
+  EXPECT_TRUE(std::filesystem::exists(sub + "/" + hex_name(20) + lock_suffix));  // until clear
 }
 
 TEST(Eviction, OneProcessEvictsAtATimeTheOthersWait) {
   TempDir dir;
-  write_file(dir / "big.bin", std::string(100, 'x'));
+  const std::string big = tagged_root(dir) + "/" + hex_name(0) + entry_suffix;
+  write_file(big, std::string(100, 'x'));
   FileLock other_evictor(dir / ".evict.lock", std::chrono::milliseconds(0));
   ASSERT_TRUE(other_evictor.held());
   const auto start = std::chrono::steady_clock::now();
   EXPECT_FALSE(evict_least_recently_used(dir.path(), 10, "", std::chrono::milliseconds(50)).ran);
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));  // waited
-  EXPECT_TRUE(std::filesystem::exists(dir / "big.bin"));
+  EXPECT_TRUE(std::filesystem::exists(big));
   other_evictor = FileLock();  // the other one is done
   EXPECT_TRUE(evict_least_recently_used(dir.path(), 10, "", std::chrono::milliseconds(50)).ran);
-  EXPECT_FALSE(std::filesystem::exists(dir / "big.bin"));
+  EXPECT_FALSE(std::filesystem::exists(big));
 }
 
 TEST(Eviction, StaleTemporariesAreRemovedFreshOnesKept) {
   TempDir dir;
-  write_file(dir / "big.bin", std::string(100, 'x'));
-  const std::string stale = dir / (std::string(temporary_prefix) + "a.bin.123456");
-  const std::string fresh = dir / (std::string(temporary_prefix) + "b.bin.654321");
+  const std::string sub = tagged_root(dir);
+  write_file(sub + "/" + hex_name(0) + entry_suffix, std::string(100, 'x'));
+  const std::string stale = sub + "/" + temporary_prefix + hex_name(1) + ".bin.a1B2c3";
+  const std::string fresh = sub + "/" + temporary_prefix + hex_name(2) + ".bin.654321";
   write_file(stale, "partial");
   write_file(fresh, "partial");
   set_age(stale, 2 * 3600);
   evict_least_recently_used(dir.path(), 10, "", std::chrono::milliseconds(0));
   EXPECT_FALSE(std::filesystem::exists(stale));
   EXPECT_TRUE(std::filesystem::exists(fresh));  // may be another process writing now
+}
+
+// Files that are not stubjit's, at every depth and of every kind that resembles its
+// own, with entries of stubjit around them. Returns the foreign paths; all are old.
+std::vector<std::string> plant_foreign_files(const TempDir& dir, const TempDir& outside) {
+  const std::string sub = dir / "cpu/t/direct-r1";
+  const std::string hex = hex_name(99);
+  for (const char* directory :
+       {"mydata", "cpu/t/direct-r1/nested", "cpu/t/direct-r9", "cpu/t/.hidden-r1", "cpu/t/notes"}) {
+    std::filesystem::create_directories(dir / directory);
+  }
+  std::vector<std::string> foreign = {
+      dir / "mydata/firmware.bin",                       // the review's example
+      dir / "notes.lock",                                // ... and the other one
+      dir / (hex + ".bin"),                              // an entry's name at the wrong depth
+      dir / ("cpu/" + hex + ".bin"),                     //
+      dir / ("cpu/t/" + hex + ".bin"),                   //
+      dir / ("cpu/t/direct-r1/nested/" + hex + ".bin"),  // too deep
+      dir / ("cpu/t/direct-r9/" + hex + ".bin"),         // no such rank
+      dir / ("cpu/t/notes/" + hex + ".bin"),             // no such mode
+      dir / ("cpu/t/.hidden-r1/" + hex + ".bin"),        //
+      sub + "/firmware.bin",                             // the right depth, a foreign name
+      sub + "/notes.lock",                               //
+      sub + "/" + hex + ".bin.bak",                      //
+      sub + "/" + hex.substr(1) + ".bin",                // 31 digits
+      sub + "/0123456789ABCDEF0123456789ABCDEF.bin",     // upper case: not stubjit's
+      sub + "/.tmp-download",                            // a temporary file of someone else
+      sub + "/.tmp-" + hex + ".bin",                     // no unique suffix
+  };
+  for (const std::string& path : foreign) {
+    write_file(path, std::string(4096, 'f'));
+    set_age(path, 30 * 86400);
+  }
+  // Links are never followed: a linked entry name, a linked layout directory.
+  write_file(outside / (hex + ".bin"), "precious");
+  std::filesystem::create_directories(outside / "t/direct-r1");
+  write_file(outside / ("t/direct-r1/" + hex + ".bin"), "precious");
+  ::symlink((outside / (hex + ".bin")).c_str(), (sub + "/" + hex_name(98) + ".bin").c_str());
+  ::symlink((outside / "t").c_str(), (dir / "cpu/linked").c_str());
+  foreign.push_back(outside / (hex + ".bin"));
+  foreign.push_back(outside / ("t/direct-r1/" + hex + ".bin"));
+  foreign.push_back(sub + "/" + hex_name(98) + ".bin");  // the link itself
+  return foreign;
+}
+
+void expect_all_exist(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::symlink_status(path))) << path;
+  }
+}
+
+// Two real entries, old, in the layout.
+std::vector<std::string> plant_entries(const std::string& sub) {
+  std::vector<std::string> entries;
+  for (int i = 0; i < 2; ++i) {
+    entries.push_back(sub + "/" + hex_name(i) + entry_suffix);
+    write_file(entries.back(), std::string(100, 'x'));
+    set_age(entries.back(), 30 * 86400);
+  }
+  return entries;
+}
+
+TEST(ForeignFiles, SurviveEviction) {
+  TempDir dir, outside;
+  const std::vector<std::string> entries = plant_entries(tagged_root(dir));
+  const std::vector<std::string> foreign = plant_foreign_files(dir, outside);
+  const EvictionResult result =
+      evict_least_recently_used(dir.path(), 1, "", std::chrono::milliseconds(0));
+  EXPECT_TRUE(result.ran);
+  EXPECT_EQ(result.bytes_before, 200u);  // foreign files are not counted either
+  EXPECT_EQ(result.removed, 2u);
+  for (const std::string& entry : entries) EXPECT_FALSE(std::filesystem::exists(entry));
+  expect_all_exist(foreign);
+}
+
+TEST(ForeignFiles, SurviveClear) {
+  TempDir dir, outside;
+  const std::vector<std::string> entries = plant_entries(tagged_root(dir));
+  const std::vector<std::string> foreign = plant_foreign_files(dir, outside);
+  EXPECT_EQ(clear_disk_cache(dir.path()), 2u);
+  for (const std::string& entry : entries) EXPECT_FALSE(std::filesystem::exists(entry));
+  expect_all_exist(foreign);
+}
+
+TEST(ForeignFiles, SurviveVerifyRemove) {
+  TempDir dir, outside;
+  const std::vector<std::string> entries = plant_entries(tagged_root(dir));
+  const std::vector<std::string> foreign = plant_foreign_files(dir, outside);
+  const std::vector<DiskCacheEntry> listed = list_disk_cache(dir.path(), true);
+  ASSERT_EQ(listed.size(), 2u);  // only the two entries, both bad (not stubjit entries inside)
+  for (const DiskCacheEntry& entry : listed) EXPECT_FALSE(entry.valid);
+  EXPECT_EQ(remove_disk_cache_entries(dir.path(), listed), 2u);
+  for (const std::string& entry : entries) EXPECT_FALSE(std::filesystem::exists(entry));
+  expect_all_exist(foreign);
+}
+
+// A directory stubjit did not create is never cleaned: not by eviction, not by clear.
+TEST(ForeignFiles, AnUntaggedRootIsNeverCleaned) {
+  TempDir dir;
+  const std::string sub = dir / "cpu/t/direct-r1";
+  ASSERT_EQ(make_private_directory(sub, true), "");
+  const std::vector<std::string> entries = plant_entries(sub);
+  write_file(dir / "notes.txt", "mine");
+  EXPECT_EQ(inspect_cache_root(dir.path()).kind, RootKind::foreign);
+  EXPECT_FALSE(evict_least_recently_used(dir.path(), 1, "", std::chrono::milliseconds(0)).ran);
+  try {
+    clear_disk_cache(dir.path());
+    ADD_FAILURE() << "clear_disk_cache cleaned an untagged root";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("already holds 'notes.txt'"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(remove_disk_cache_entries(dir.path(), list_disk_cache(dir.path(), false)), Error);
+  expect_all_exist(entries);
+  expect_all_exist({dir / "notes.txt"});
+}
+
+// Unreadable and unsafe directories are skipped and reported; the scan goes on.
+TEST(Scan, SkipsDirectoriesItCannotUseAndGoesOn) {
+  TempDir dir;
+  std::vector<std::string> readable;
+  for (const char* target : {"a", "b", "c", "d"}) {
+    const std::string sub = dir / (std::string("cpu/") + target + "/spread-r2");
+    ASSERT_EQ(make_private_directory(sub, true), "");
+    readable.push_back(sub + "/" + hex_name(target[0]) + entry_suffix);
+    write_file(readable.back(), "x");
+  }
+  ASSERT_EQ(::chmod((dir / "cpu/b").c_str(), 0777), 0);  // writable by anyone: not entered
+  std::string unreadable;
+  if (::geteuid() != 0) {  // root reads any directory; tests/tools covers it for root
+    unreadable = dir / "cpu/c/spread-r2";
+    ASSERT_EQ(::chmod(unreadable.c_str(), 0), 0);
+  }
+  const EntryScan scan = scan_entries(dir.path());
+  std::set<std::string> found;
+  for (const StoredEntry& entry : scan.entries) found.insert(entry.path);
+  EXPECT_TRUE(found.count(readable[0]) && found.count(readable[3]));
+  EXPECT_FALSE(found.count(readable[1]));
+  std::map<std::string, std::string> skipped;
+  for (const SkippedDirectory& directory : scan.skipped)
+    skipped[directory.path] = directory.problem;
+  EXPECT_EQ(skipped[dir / "cpu/b"], "is writable by group or others");
+  if (!unreadable.empty()) {
+    EXPECT_EQ(skipped[unreadable], "cannot be read: Permission denied");
+    EXPECT_EQ(skipped.size(), 2u);
+  } else {
+    EXPECT_EQ(skipped.size(), 1u);
+  }
+}
+
+TEST(Layout, NamesAreExactlyWhatStubjitWrites) {
+  const std::string hex = hex_name(1);
+  EXPECT_TRUE(is_entry_name(hex + ".bin"));
+  EXPECT_FALSE(is_entry_name(hex + "0.bin"));
+  EXPECT_FALSE(is_entry_name("firmware.bin"));
+  EXPECT_TRUE(is_lock_name(hex + ".lock"));
+  EXPECT_FALSE(is_lock_name("notes.lock"));
+  EXPECT_TRUE(is_temporary_name(".tmp-" + hex + ".bin.Ab9xYz"));
+  EXPECT_FALSE(is_temporary_name(".tmp-" + hex + ".bin.Ab9xY"));
+  EXPECT_FALSE(is_temporary_name(".tmp-download.bin.Ab9xYz"));
+  EXPECT_TRUE(is_variant_component("multi-r8"));
+  EXPECT_FALSE(is_variant_component("multi-r9"));
+  EXPECT_FALSE(is_variant_component("direct-r10"));
+  EXPECT_TRUE(is_entry_path("cpu/x86_64-pc-linux-gnu_znver3_1c2d/spread-r4/" + hex + ".bin"));
+  EXPECT_FALSE(is_entry_path("cpu/../spread-r4/" + hex + ".bin"));
+  EXPECT_FALSE(is_entry_path("cpu/t/spread-r4/x/" + hex + ".bin"));
+  EXPECT_EQ(normalize_root("/a/b/"), "/a/b");
+  EXPECT_EQ(normalize_root("/a/./b//"), "/a/b");
+  EXPECT_EQ(normalize_root("/"), "/");
+  EXPECT_EQ(normalize_root(""), "");
+}
+
+// --- the root and its tag --------------------------------------------------------------
+
+TEST(CacheRoot, TaggedWhenNewOrEmptyRefusedWhenItHoldsOtherThings) {
+  TempDir dir;
+  EXPECT_EQ(inspect_cache_root(dir / "new").kind, RootKind::missing);
+  EXPECT_EQ(inspect_cache_root(dir.path()).kind, RootKind::claimable);  // empty
+  write_file(dir / "notes.txt", "mine");
+  EXPECT_EQ(inspect_cache_root(dir.path()).kind, RootKind::foreign);
+  // What an older stubjit left before roots were tagged is taken over.
+  TempDir legacy;
+  ASSERT_EQ(make_private_directory(legacy / "cpu/t/direct-r1", true), "");
+  write_file(legacy / ".evict.lock", "");
+  EXPECT_EQ(inspect_cache_root(legacy.path()).kind, RootKind::claimable);
+  ASSERT_EQ(write_cache_tag(legacy.path()), "");
+  EXPECT_EQ(inspect_cache_root(legacy.path()).kind, RootKind::tagged);
+  // Another program's tag is not stubjit's.
+  TempDir other;
+  write_file(other / "CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# cargo\n");
+  EXPECT_EQ(inspect_cache_root(other.path()).kind, RootKind::foreign);
 }
 
 // --- DiskCache ----------------------------------------------------------------------
@@ -352,11 +584,70 @@ TEST(DiskCache, StoreEvictsBeyondTheCap) {
     }
   }
   std::uint64_t total = 0;
-  for (const StoredEntry& entry : scan_entries(dir.path())) total += entry.bytes;
+  for (const StoredEntry& entry : scan_entries(dir.path()).entries) total += entry.bytes;
   EXPECT_LE(total, settings.max_bytes);
   EXPECT_EQ(cache->load(fake_key("k0")).found, DiskCache::Found::hit);   // recently used
   EXPECT_EQ(cache->load(fake_key("k5")).found, DiskCache::Found::hit);   // just written
   EXPECT_EQ(cache->load(fake_key("k1")).found, DiskCache::Found::miss);  // least recent
+}
+
+TEST(DiskCache, ANonEmptyDirectoryItDidNotCreateIsNotUsed) {
+  TempDir dir;
+  write_file(dir / "notes.txt", "mine");
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(DiskCache::open(settings_for(dir.path())));
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("already holds 'notes.txt'"), std::string::npos) << log;
+  EXPECT_FALSE(std::filesystem::exists(dir / "CACHEDIR.TAG"));
+  // A new root, or an empty one, is tagged and used.
+  ASSERT_TRUE(DiskCache::open(settings_for(dir / "new")));
+  EXPECT_EQ(inspect_cache_root(dir / "new").kind, RootKind::tagged);
+  TempDir empty;
+  ASSERT_TRUE(DiskCache::open(settings_for(empty.path())));
+  EXPECT_EQ(inspect_cache_root(empty.path()).kind, RootKind::tagged);
+}
+
+TEST(DiskCache, ARootSpeltWithATrailingSlashIsNormalised) {
+  TempDir dir;
+  auto cache = DiskCache::open(settings_for(dir.path() + "/./"));
+  ASSERT_TRUE(cache);
+  EXPECT_EQ(cache->root(), dir.path());
+  const DiskKey key = fake_key("k");
+  ASSERT_TRUE(cache->store(key, fake_binary(8, 'a')));
+  EXPECT_EQ(cache->entry_path(key), dir / ("cpu/target/direct-r1/" + key.name + ".bin"));
+}
+
+// A sparse file of a terabyte under an entry's name: rejected (not std::bad_alloc),
+// then replaced by the next store.
+TEST(DiskCache, AHugeEntryIsRejectedNotRead) {
+  TempDir dir;
+  auto cache = DiskCache::open(settings_for(dir.path()));
+  ASSERT_TRUE(cache);
+  const DiskKey key = fake_key("k");
+  ASSERT_TRUE(cache->store(key, fake_binary(8, 'a')));
+  std::error_code error;
+  std::filesystem::resize_file(cache->entry_path(key), std::uint64_t(1) << 40, error);
+  if (error) GTEST_SKIP() << "this file system has no sparse 1 TiB files: " << error.message();
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(cache->load(key).found, DiskCache::Found::rejected);
+  EXPECT_EQ(cache->load(key).found, DiskCache::Found::rejected);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("bytes long, more than the"), std::string::npos) << log;
+  EXPECT_EQ(log.find("[warning]"), log.rfind("[warning]")) << "reported once: " << log;
+  ASSERT_TRUE(cache->store(key, fake_binary(8, 'b')));
+  EXPECT_EQ(cache->load(key).found, DiskCache::Found::hit);
+}
+
+TEST(DiskCache, AnEntryBeyondTheLimitsIsNotStored) {
+  TempDir dir;
+  auto cache = DiskCache::open(settings_for(dir.path()));
+  ASSERT_TRUE(cache);
+  DiskKey key = fake_key("k");
+  key.text += std::string(max_entry_key_bytes, 'k');
+  key.name = hash128_hex(key.text);
+  EXPECT_FALSE(cache->store(key, fake_binary(8, 'a')));
+  EXPECT_FALSE(std::filesystem::exists(cache->entry_path(key)));
+  EXPECT_EQ(cache->load(key).found, DiskCache::Found::miss);
 }
 
 }  // namespace

@@ -99,6 +99,19 @@ TEST(EntryFormat, HugeSizeFieldsDoNotAllocate) {
   EXPECT_EQ(decode_entry(bytes, &sample_key).problem, EntryProblem::bad_size);
 }
 
+// The key holds the kernel's source: a kernel of a few megabytes still round-trips,
+// and one beyond the limits is refused before it is written.
+TEST(EntryFormat, LargeKeysRoundTripUpToTheLimit) {
+  const std::string big_key = sample_key + "body " + std::string(3 << 20, 'k') + "\n";
+  EXPECT_EQ(entry_size_problem(big_key, sample_binary()), "");
+  const DecodedEntry decoded = decode_entry(encode_entry(big_key, sample_binary()), &big_key);
+  EXPECT_EQ(decoded.problem, EntryProblem::none);
+  const std::string too_big_key(max_entry_key_bytes + 1, 'k');
+  EXPECT_NE(entry_size_problem(too_big_key, sample_binary()).find("key"), std::string::npos);
+  const Binary too_big_binary{"cubin", std::vector<char>(max_entry_bytes, 'b')};
+  EXPECT_NE(entry_size_problem(sample_key, too_big_binary).find("more than"), std::string::npos);
+}
+
 TEST(EntryFormat, ProblemsHaveReadableDescriptions) {
   EXPECT_STREQ(describe(EntryProblem::bad_checksum), "checksum mismatch");
   EXPECT_STREQ(describe(EntryProblem::empty), "empty file");

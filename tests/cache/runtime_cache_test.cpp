@@ -217,6 +217,11 @@ INSTANTIATE_TEST_SUITE_P(
                        Damage([](const std::string& victim, const std::string&) {
                          ASSERT_EQ(::chmod(victim.c_str(), 0666), 0);
                        })),
+        // A terabyte, sparse: refused from its size, never allocated (not bad_alloc).
+        std::make_pair("huge_sparse_file",
+                       Damage([](const std::string& victim, const std::string&) {
+                         fs::resize_file(victim, std::uint64_t(1) << 40);
+                       })),
         std::make_pair("symbolic_link",
                        Damage([](const std::string& victim, const std::string& other) {
                          ASSERT_EQ(::unlink(victim.c_str()), 0);
@@ -389,6 +394,72 @@ TEST_F(DiskCacheRuntime, CompilesAnywayWhenTheLockCannotBeHad) {
   EXPECT_EQ(reader.counters().disk_writes, 1u);
   ::close(held);
   EXPECT_TRUE(list_disk_cache(dir_.path(), true).at(0).valid);
+}
+
+// Options are arguments, not words: {"-DA=3 -DB"} (one argument, A expands to
+// "3 -DB") and {"-DA=3", "-DB"} compile differently and are two entries, never one.
+TEST_F(DiskCacheRuntime, OptionListsThatJoinAlikeAreDifferentStubs) {
+  const KernelSource kernel{"optioned", {inout<float>("y")}, "y = A;", "#define DB 1\n"};
+  auto run = [&](const std::vector<std::string>& compiler_options) {
+    RuntimeOptions options = on_disk(dir_.path());
+    options.compiler_options = compiler_options;
+    Runtime runtime(options);
+    Field y = runtime.allocate<float>({4});
+    y.copy_from(std::vector<float>(4, 0.0f));
+    runtime.kernel(kernel).launch(Domain{4}, y);
+    return std::make_pair(y.to_vector<float>(), runtime.counters());
+  };
+  const auto [one_argument, first] = run({"-DA=3 -DB"});
+  EXPECT_EQ(one_argument, std::vector<float>(4, 2.0f));  // 3 - DB
+  EXPECT_EQ(first.compiles, 1u);
+  const auto [two_arguments, second] = run({"-DA=3", "-DB"});
+  EXPECT_EQ(two_arguments, std::vector<float>(4, 3.0f));
+  EXPECT_EQ(second.compiles, 1u);
+  EXPECT_EQ(second.disk_hits, 0u);
+  const auto [again, third] = run({"-DA=3", "-DB"});  // and each is found again
+  EXPECT_EQ(again, std::vector<float>(4, 3.0f));
+  EXPECT_EQ(third.compiles, 0u);
+  EXPECT_EQ(third.disk_hits, 1u);
+  EXPECT_EQ(list_disk_cache(dir_.path(), true).size(), 2u);
+}
+
+// "/root/" and "/root" are one cache; nothing outside it is ever removed through it.
+TEST_F(DiskCacheRuntime, TheRootIsNormalisedAndRemovalStaysInside) {
+  const std::string spelt = dir_.path() + "//./";
+  {
+    Runtime runtime(on_disk(spelt));
+    EXPECT_EQ(runtime.cache_dir(), dir_.path());
+    run_saxpy(runtime, 1);
+  }
+  const std::vector<DiskCacheEntry> entries = list_disk_cache(spelt, true);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].path.rfind(dir_.path() + "/cpu/", 0), 0u) << entries[0].path;
+
+  TempDir elsewhere;
+  const std::string victim = elsewhere / "0123456789abcdef0123456789abcdef.bin";
+  std::ofstream(victim) << "precious";
+  const std::string relative_victim =
+      fs::path(victim).lexically_relative(dir_.path() + "/cpu/t/direct-r1").string();
+  for (const std::string& path :
+       {dir_.path() + "/../" + fs::path(elsewhere.path()).filename().string() +
+            "/0123456789abcdef0123456789abcdef.bin",
+        dir_.path() + "/cpu/t/direct-r1/" + relative_victim, victim,
+        dir_.path() + "/cpu/0123456789abcdef0123456789abcdef.bin"}) {
+    DiskCacheEntry outside;
+    outside.path = path;
+    try {
+      remove_disk_cache_entries(spelt, {entries[0], outside});
+      ADD_FAILURE() << "removed " << path;
+    } catch (const Error& error) {
+      EXPECT_NE(std::string(error.what()).find("not an entry file of the cache root"),
+                std::string::npos)
+          << error.what();
+    }
+    EXPECT_TRUE(fs::exists(victim)) << path;
+    EXPECT_TRUE(fs::exists(entries[0].path)) << "nothing is removed when one path is refused";
+  }
+  EXPECT_EQ(remove_disk_cache_entries(spelt, entries), 1u);
+  EXPECT_TRUE(list_disk_cache(dir_.path(), false).empty());
 }
 
 TEST_F(DiskCacheRuntime, FailedCompilesStoreNothing) {

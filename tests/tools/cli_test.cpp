@@ -2,9 +2,12 @@
 // and --json output, exit statuses and error messages.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/child_process.hpp"
 #include "common/temp_dir.hpp"
@@ -17,6 +20,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using test::Child;
 using test::ChildReport;
+using test::ScopedEnv;
 using test::TempDir;
 
 class Cli : public ::testing::Test {
@@ -163,8 +167,9 @@ TEST_F(Cli, ClearRemovesByAge) {
   EXPECT_EQ(stubjit_json({"cache", "stats"})["entries"], stubs - 1);
   // What a writer that crashed between create and rename leaves, and one writing now.
   const fs::path directory = fs::path(some_entry).parent_path();
-  const fs::path stale = directory / ".tmp-crashed.bin.AbCdEf";
-  const fs::path fresh = directory / ".tmp-writing.bin.GhIjKl";
+  // Named as publish_file names them: .tmp-<entry name>.<6 characters>.
+  const fs::path stale = directory / ".tmp-00112233445566778899aabbccddeeff.bin.AbCdEf";
+  const fs::path fresh = directory / ".tmp-ffeeddccbbaa99887766554433221100.bin.GhIjKl";
   std::ofstream(stale) << "partial";
   std::ofstream(fresh) << "partial";
   fs::last_write_time(stale, two_days_ago);
@@ -192,6 +197,128 @@ TEST_F(Cli, CacheCommandsOnAMissingOrUnsafeRoot) {
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.errors.find("writable by group or others"), std::string::npos)
       << refused.errors;
+}
+
+// A root spelt with a trailing slash names the same cache: paths print whole, and
+// verify --remove removes inside it.
+TEST_F(Cli, ARootWithATrailingSlashIsTheSameRoot) {
+  const std::uint64_t stubs = fill_cache();
+  ASSERT_GT(stubs, 0u);
+  const std::string spelt = cache_root() + "/";
+  const json ls = stubjit_json({"cache", "ls", "--cache-dir", spelt});
+  EXPECT_EQ(ls["root"], cache_root());
+  const std::string first = ls["entries"][0]["path"];
+  EXPECT_EQ(first.rfind(cache_root() + "/cpu/", 0), 0u) << first;
+  const ChildReport text = stubjit({"cache", "ls", "--cache-dir", spelt});
+  EXPECT_NE(text.output.find(fs::path(first).lexically_relative(cache_root()).string()),
+            std::string::npos)
+      << text.output;
+  EXPECT_EQ(text.output.find(" pu/"), std::string::npos) << text.output;  // not cut short
+  fs::resize_file(first, 10);
+  const json removed = stubjit_json({"cache", "verify", "--remove", "--cache-dir", spelt});
+  EXPECT_EQ(removed["removed"], 1u) << removed.dump(2);
+  EXPECT_FALSE(fs::exists(first));
+}
+
+// Files that are not stubjit's: beside the entries, above and below them, with names
+// like theirs. Returns their paths.
+std::vector<fs::path> plant_foreign_files(const fs::path& root, const fs::path& entry) {
+  const fs::path variant = entry.parent_path();
+  const std::string stem = entry.stem().string();
+  fs::create_directories(root / "mydata");
+  fs::create_directories(variant / "nested");
+  const std::vector<fs::path> foreign = {root / "mydata/firmware.bin",
+                                         root / "notes.lock",
+                                         root / (stem + ".bin"),
+                                         variant.parent_path() / (stem + ".bin"),
+                                         variant / "nested" / (stem + ".bin"),
+                                         variant / "firmware.bin",
+                                         variant / "notes.lock",
+                                         variant / (stem + ".bin.orig"),
+                                         variant / ".tmp-download"};
+  const auto long_ago = fs::file_time_type::clock::now() - std::chrono::hours(24 * 30);
+  for (const fs::path& path : foreign) {
+    std::ofstream(path) << "not stubjit's";
+    fs::last_write_time(path, long_ago);
+  }
+  return foreign;
+}
+
+TEST_F(Cli, ClearAndVerifyRemoveOnlyStubjitsFiles) {
+  const std::uint64_t stubs = fill_cache();
+  ASSERT_GE(stubs, 2u);
+  const json ls = stubjit_json({"cache", "ls"});
+  const fs::path damaged = ls["entries"][0]["path"].get<std::string>();
+  const std::vector<fs::path> foreign = plant_foreign_files(cache_root(), damaged);
+  fs::resize_file(damaged, 10);
+  const json verified = stubjit_json({"cache", "verify", "--remove"});
+  EXPECT_EQ(verified["entries"], stubs);  // the foreign files are not listed
+  EXPECT_EQ(verified["removed"], 1u);
+  const json cleared = stubjit_json({"cache", "clear"});
+  EXPECT_EQ(cleared["removed"], stubs - 1);
+  EXPECT_EQ(stubjit_json({"cache", "stats"})["entries"], 0u);
+  for (const fs::path& path : foreign) EXPECT_TRUE(fs::exists(path)) << path;
+}
+
+// A directory with other things in it and no tag of stubjit's is not a cache: a
+// runtime does not use it, `cache clear` refuses it, and nothing in it is touched.
+TEST_F(Cli, ADirectoryOfOtherFilesIsNoCache) {
+  fs::create_directories(fs::path(cache_root()) / "cpu/t/direct-r1");
+  fs::permissions(cache_root(), fs::perms::owner_all);
+  const fs::path notes = fs::path(cache_root()) / "notes.txt";
+  const fs::path lookalike =
+      fs::path(cache_root()) / "cpu/t/direct-r1/0123456789abcdef0123456789abcdef.bin";
+  std::ofstream(notes) << "mine";
+  std::ofstream(lookalike) << "mine too";
+  const json info = stubjit_json({"info"});
+  EXPECT_FALSE(info["cache"]["enabled"].get<bool>());
+  EXPECT_NE(info["cache"]["reason"].get<std::string>().find("already holds 'notes.txt'"),
+            std::string::npos)
+      << info.dump(2);
+  EXPECT_EQ(fill_cache(), 0u);  // the application ran in memory only
+  const ChildReport refused = stubjit({"cache", "clear"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.errors.find("refusing to remove anything"), std::string::npos)
+      << refused.errors;
+  EXPECT_TRUE(fs::exists(notes));
+  EXPECT_TRUE(fs::exists(lookalike));
+  EXPECT_FALSE(fs::exists(fs::path(cache_root()) / "CACHEDIR.TAG"));
+}
+
+// A directory of the layout that cannot be read is reported by verify, which still
+// checks every other entry. Root reads any directory, so as root the command runs as
+// user nobody over a cache that nobody owns.
+TEST_F(Cli, VerifyReportsDirectoriesItCannotRead) {
+  const std::uint64_t stubs = fill_cache();
+  const json ls = stubjit_json({"cache", "ls"});
+  const fs::path hidden = fs::path(ls["entries"][0]["path"].get<std::string>()).parent_path();
+  std::uint64_t inside = 0;
+  for (const json& entry : ls["entries"])
+    inside += fs::path(entry["path"].get<std::string>()).parent_path() == hidden;
+  ASSERT_LT(inside, stubs);  // entries elsewhere are still to be checked
+  std::vector<std::string> command{"cache", "verify", "--json"};
+  if (::geteuid() == 0) {
+    const std::string setpriv = "/usr/bin/setpriv";
+    if (::access(setpriv.c_str(), X_OK) != 0) GTEST_SKIP() << "running as root without setpriv";
+    fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::others_exec);
+    for (const auto& item : fs::recursive_directory_iterator(cache_root()))
+      ASSERT_EQ(::lchown(item.path().c_str(), 65534, 65534), 0) << item.path();
+    ASSERT_EQ(::chown(cache_root().c_str(), 65534, 65534), 0);
+    command.insert(command.begin(),
+                   {setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", STUBJIT_TOOL});
+  } else {
+    command.insert(command.begin(), STUBJIT_TOOL);
+  }
+  fs::permissions(hidden, fs::perms::none);
+  const ChildReport report = Child(command, env(), scratch_ / "verify.txt").wait();
+  fs::permissions(hidden, fs::perms::owner_all);
+  EXPECT_EQ(report.exit_code, 1) << report.output << report.errors;
+  const json verified = json::parse(report.output);
+  EXPECT_EQ(verified["entries"], stubs - inside);
+  EXPECT_TRUE(verified["bad"].empty());
+  ASSERT_EQ(verified["skipped"].size(), 1u) << verified.dump(2);
+  EXPECT_EQ(verified["skipped"][0]["path"], hidden.string());
+  EXPECT_EQ(verified["skipped"][0]["problem"], "cannot be read: Permission denied");
 }
 
 std::string sample(const std::string& name) { return std::string(STUBJIT_SAMPLES) + "/" + name; }
