@@ -1,14 +1,15 @@
 // stubjit dump-stub FILE --mode M --rank R: the stub stubjit would generate for a
-// kernel description, in any dialect, without a device or a compiler.
+// kernel description, in any dialect, without a device or a compiler. Public API
+// only (stubjit/stub.hpp), like every part of this command.
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
-#include "codegen/identifier.hpp"
-#include "codegen/stub_request.hpp"
 #include "commands.hpp"
 #include "kernel_file.hpp"
 #include "stubjit/plan.hpp"
+#include "stubjit/stub.hpp"
 
 namespace stubjit::tool {
 namespace {
@@ -20,54 +21,49 @@ struct DumpFlags {
   std::string dialect = "cpp";
   int index_bits = 64;
   std::uint32_t launch_bounds = 0;
+  std::optional<std::uint32_t> warp_size;
   bool stub_only = false;
 };
 
-detail::Dialect dialect_of(const std::string& name) {
-  if (name == "cuda") return detail::Dialect::cuda;
-  if (name == "hip") return detail::Dialect::hip;
-  return detail::Dialect::cpp;
+// What a runtime of the dialect assumes unless told: CUDA warps are 32 wide; HIP
+// wavefronts 64 on GCN/CDNA (gfx9: gfx90a, gfx942), which RDNA (gfx10 and later,
+// wave32) users override with --warp-size 32.
+std::uint32_t default_warp_size(const std::string& dialect) {
+  if (dialect == "cuda") return 32;
+  if (dialect == "hip") return 64;
+  return 0;
 }
 
 int dump(const DumpFlags& flags, bool as_json) {
   const KernelDescription description = read_kernel_description(flags.file);
-  detail::validate_kernel_source(description.source);
-  const Mode mode = parse_mode(flags.mode);
-  if (mode == Mode::direct && flags.rank > 3) {
-    throw Error("mode direct covers rank 1 to 3; use spread or multi for rank " +
-                std::to_string(flags.rank));
-  }
-  for (std::size_t i = 0; i < description.bindings.size(); ++i) {
-    const Param& param = description.source.signature[i];
-    if (description.bindings[i] == Binding::projection &&
-        param.rank + flags.rank > max_field_rank) {
-      throw Error("parameter '" + param.name + "' projected over rank " +
-                  std::to_string(flags.rank) + " needs a field of rank " +
-                  std::to_string(param.rank + flags.rank) + " (at most " +
-                  std::to_string(max_field_rank) + ")");
-    }
-  }
-  detail::StubRequest request;
-  request.dialect = dialect_of(flags.dialect);
-  request.mode = mode;
-  request.rank = flags.rank;
-  request.index_bits = flags.index_bits;
-  request.kernel = &description.source;
-  request.bindings = description.bindings;
-  if (request.dialect != detail::Dialect::cpp) {
+  StubOptions options;
+  options.dialect = flags.dialect;
+  options.mode = parse_mode(flags.mode);
+  options.rank = flags.rank;
+  options.index_bits = flags.index_bits;
+  options.bindings = description.bindings;
+  if (flags.dialect != "cpp") {
     // What a typical GPU (1024 threads per group) would give, unless set.
-    request.max_threads_per_group =
+    options.launch_bounds =
         flags.launch_bounds
             ? flags.launch_bounds
-            : max_group_threads(DeviceLimits{}, description.source.block, mode, flags.rank);
+            : max_group_threads(DeviceLimits{}, description.source.block, options.mode, flags.rank);
+    options.warp_size = flags.warp_size.value_or(default_warp_size(flags.dialect));
+  } else if (flags.launch_bounds || flags.warp_size) {
+    throw Error("--launch-bounds and --warp-size are for the GPU dialects (cuda, hip)");
   }
-  const detail::GeneratedStub stub = detail::generate_stub(request);
+  const StubSource stub = generate_stub_source(description.source, options);
   const std::string text = flags.stub_only ? stub.source.substr(stub.stub_offset) : stub.source;
   if (as_json) {
-    const nlohmann::ordered_json out = {
-        {"entry", stub.entry}, {"file_name", stub.file_name}, {"dialect", flags.dialect},
-        {"mode", flags.mode},  {"rank", flags.rank},          {"index_bits", flags.index_bits},
-        {"source", text}};
+    const nlohmann::ordered_json out = {{"entry", stub.entry},
+                                        {"file_name", stub.file_name},
+                                        {"dialect", flags.dialect},
+                                        {"mode", flags.mode},
+                                        {"rank", flags.rank},
+                                        {"index_bits", flags.index_bits},
+                                        {"launch_bounds", options.launch_bounds},
+                                        {"warp_size", options.warp_size},
+                                        {"source", text}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::fwrite(text.data(), 1, text.size(), stdout);
@@ -97,6 +93,11 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
   command->add_option("--launch-bounds", flags->launch_bounds,
                       "GPU dialects: threads per group to declare (default: as for a device "
                       "with 1024 threads per group)");
+  command
+      ->add_option("--warp-size", flags->warp_size,
+                   "GPU dialects: STUBJIT_WARP_SIZE (default: 32 for cuda, 64 for hip; "
+                   "32 for RDNA targets, gfx10 and later)")
+      ->check(CLI::IsMember({32, 64}));
   command->add_flag("--stub-only", flags->stub_only, "Leave out the embedded prelude");
   command->callback([&global, &action, flags] {
     action = [&global, flags] { return dump(*flags, global.json); };

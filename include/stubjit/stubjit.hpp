@@ -9,4 +9,5 @@
 #include "stubjit/plan.hpp"
 #include "stubjit/runtime.hpp"
 #include "stubjit/signature.hpp"
+#include "stubjit/stub.hpp"
 #include "stubjit/types.hpp"

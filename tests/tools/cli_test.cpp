@@ -356,12 +356,132 @@ TEST_F(Cli, DumpStubWritesGpuDialectsWithoutADevice) {
   EXPECT_NE(source.find("stubjit::FieldSlot<const stubjit::i32, 1> table;"), std::string::npos);
   EXPECT_NE(source.find("stubjit::FieldSlot<const double, 5> row;"), std::string::npos);
   EXPECT_NE(source.find("index i32"), std::string::npos);
+  EXPECT_NE(source.find("#define STUBJIT_WARP_SIZE 32\n"), std::string::npos);
+  EXPECT_EQ(cuda["warp_size"], 32);
   const json hip = stubjit_json({"dump-stub", sample("row_sum.json"), "--mode", "multi", "--rank",
                                  "2", "--dialect", "hip", "--launch-bounds", "64"});
   EXPECT_EQ(hip["file_name"], "stubjit_row_sum_multi_r2.hip");
   EXPECT_NE(hip["source"].get<std::string>().find("#define STUBJIT_MAX_GROUP_THREADS 64"),
             std::string::npos);
+  EXPECT_NE(hip["source"].get<std::string>().find("#define STUBJIT_WARP_SIZE 64\n"),
+            std::string::npos);
+  const json rdna = stubjit_json({"dump-stub", sample("row_sum.json"), "--dialect", "hip",
+                                  "--warp-size", "32", "--stub-only"});
+  EXPECT_NE(rdna["source"].get<std::string>().find("#define STUBJIT_WARP_SIZE 32\n"),
+            std::string::npos);
+  // The CPU stub has no warp.
+  const json cpu = stubjit_json({"dump-stub", sample("row_sum.json")});
+  EXPECT_EQ(cpu["source"].get<std::string>().find("STUBJIT_WARP_SIZE "), std::string::npos);
 }
+
+// The GPU dialects: dump-stub prints what a runtime of that backend generates, byte
+// for byte, warp size and launch bounds included. A compile-only runtime (no GPU)
+// generates it; without NVRTC or hipRTC there is none, and the test says so.
+struct GpuDialect {
+  const char* backend;
+  const char* arch_variable;
+  const char* arch;
+  std::vector<std::string> extra_flags;  // what dump-stub needs for this target
+};
+
+class DumpStubGpu : public Cli, public ::testing::WithParamInterface<GpuDialect> {};
+
+// Arguments of the sample kernels for a domain, on host memory the compile-only
+// runtime only looks at.
+struct SampleArgs {
+  std::vector<float> floats;
+  std::vector<double> doubles;
+  std::vector<std::int32_t> ints;
+  std::vector<Field> fields;
+  std::vector<Arg> args;
+};
+
+void fill_args(Runtime& runtime, const std::string& kernel, const std::vector<std::int64_t>& domain,
+               SampleArgs& out) {
+  std::int64_t size = 1;
+  for (std::int64_t extent : domain) size *= extent;
+  out.fields.reserve(3);
+  if (kernel == "saxpy") {
+    out.floats.assign(static_cast<std::size_t>(2 * size), 1.0f);
+    out.fields.push_back(runtime.wrap(static_cast<const float*>(out.floats.data()), domain));
+    out.fields.push_back(runtime.wrap(out.floats.data() + size, domain));
+    out.args = {2.0f, out.fields[0], out.fields[1]};
+    return;
+  }
+  std::vector<std::int64_t> rows = domain;
+  rows.push_back(3);
+  out.doubles.assign(static_cast<std::size_t>(4 * size), 1.0);
+  out.ints.assign(5, 1);
+  out.fields.push_back(runtime.wrap(static_cast<const double*>(out.doubles.data()), rows));
+  out.fields.push_back(runtime.wrap(static_cast<const std::int32_t*>(out.ints.data()), {5}));
+  out.fields.push_back(runtime.wrap(out.doubles.data() + 3 * size, domain));
+  out.args = {out.fields[0], out.fields[1], out.fields[2]};
+}
+
+TEST_P(DumpStubGpu, PrintsWhatACompileOnlyRuntimeGenerates) {
+  const GpuDialect& gpu = GetParam();
+  ScopedEnv arch(gpu.arch_variable, gpu.arch);
+  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
+  RuntimeOptions options;
+  options.backend = gpu.backend;
+  options.disk_cache = false;
+  std::optional<Runtime> runtime;
+  try {
+    runtime.emplace(options);
+  } catch (const BackendError& error) {
+    GTEST_SKIP() << "no " << gpu.backend << " compile-only runtime here: " << error.what();
+  }
+  struct Case {
+    const char* kernel;
+    Mode mode;
+    std::vector<std::int64_t> domain;
+  };
+  const std::vector<Case> cases = {{"saxpy", Mode::direct, {64}},
+                                   {"saxpy", Mode::spread, {8, 8}},
+                                   {"saxpy", Mode::multi, {4, 4, 4}},
+                                   {"row_sum", Mode::multi, {6, 6}},
+                                   {"row_sum", Mode::spread, {2, 2, 2, 2}}};
+  for (const Case& c : cases) {
+    SampleArgs args;
+    fill_args(*runtime, c.kernel, c.domain, args);
+    const KernelSource source =
+        c.kernel == std::string("saxpy")
+            ? KernelSource{"saxpy",
+                           {scalar<float>("a"), in<float>("x"), inout<float>("y")},
+                           "y = a * x + y;"}
+            : KernelSource{"row_sum",
+                           {in<double>("row", 1), in<std::int32_t>("table", 1),
+                            inout<double>("total"), index("i")},
+                           "double s = 0;\n"
+                           "for (stubjit::i64 j = 0; j < row.extent(0); ++j) s += row(j) * "
+                           "table(j % table.extent(0));\n"
+                           "total = twice(s) + i[0];\n",
+                           "static inline double twice(double v) { return 2 * v; }",
+                           BlockConstraints{256, {0, 0, 0}}};
+    std::vector<Dim> dims;
+    for (std::int64_t count : c.domain) dims.push_back(Dim{0, count, 1});
+    const Domain domain(dims);
+    const std::string expected = runtime->kernel(source).stub_source(domain, args.args, c.mode);
+    std::vector<std::string> command{"dump-stub",    sample(std::string(c.kernel) + ".json"),
+                                     "--mode",       name_of(c.mode),
+                                     "--rank",       std::to_string(c.domain.size()),
+                                     "--dialect",    gpu.backend,
+                                     "--index-bits", "32"};
+    command.insert(command.end(), gpu.extra_flags.begin(), gpu.extra_flags.end());
+    const ChildReport dumped = stubjit(command);
+    ASSERT_EQ(dumped.exit_code, 0) << dumped.errors;
+    EXPECT_NE(expected.find("#define STUBJIT_WARP_SIZE"), std::string::npos);
+    EXPECT_EQ(dumped.output, expected)
+        << c.kernel << " " << name_of(c.mode) << " rank " << c.domain.size();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, DumpStubGpu,
+    ::testing::Values(GpuDialect{"cuda", "STUBJIT_CUDA_ARCH", "sm_90", {}},
+                      GpuDialect{"hip", "STUBJIT_HIP_ARCH", "gfx90a", {}},
+                      GpuDialect{"hip", "STUBJIT_HIP_ARCH", "gfx1030", {"--warp-size", "32"}}),
+    [](const auto& info) { return std::string(info.param.backend) + "_" + info.param.arch; });
 
 TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
   const std::string file = dir_ / "kernel.json";
@@ -398,6 +518,10 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
                                                                 << report.errors;
   }
   EXPECT_EQ(stubjit({"dump-stub", file, "--rank", "9"}).exit_code, 2);
+  EXPECT_EQ(stubjit({"dump-stub", file, "--dialect", "cuda", "--warp-size", "48"}).exit_code, 2);
+  const ChildReport cpu_warp = stubjit({"dump-stub", file, "--warp-size", "32"});
+  EXPECT_EQ(cpu_warp.exit_code, 2);
+  EXPECT_NE(cpu_warp.errors.find("for the GPU dialects"), std::string::npos) << cpu_warp.errors;
   EXPECT_EQ(stubjit({"dump-stub", file, "--mode", "diagonal"}).exit_code, 2);
   const ChildReport missing = stubjit({"dump-stub", dir_ / "absent.json"});
   EXPECT_EQ(missing.exit_code, 2);

@@ -1,0 +1,49 @@
+// Generated stub source without a runtime or a device: the exact text a launch
+// compiles for a kernel, in a dialect, mode and rank. `stubjit dump-stub` prints it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "stubjit/export.hpp"
+#include "stubjit/kernel.hpp"
+#include "stubjit/plan.hpp"
+#include "stubjit/signature.hpp"
+
+namespace stubjit {
+
+struct StubOptions {
+  std::string dialect = "cpp";  // "cpp" (CPU backend), "cuda" or "hip"
+  Mode mode = Mode::direct;
+  int rank = 1;         // of the compute domain, 1..8 (direct: 1..3)
+  int index_bits = 64;  // 32 or 64: the width of positions and indices
+  // One per parameter of the kernel's signature: scalar for a scalar, index for an
+  // index token, projection or broadcast for a field.
+  std::vector<Binding> bindings;
+  // GPU dialects: the most threads per group the stub is launched with
+  // (__launch_bounds__); 0 for none, and 0 for cpp.
+  std::uint32_t launch_bounds = 0;
+  // GPU dialects: the warp (wavefront) width the planner assumed (STUBJIT_WARP_SIZE);
+  // 0 for none, and 0 for cpp. A CUDA runtime uses 32; a HIP one its device's
+  // wavefront width (64 on GCN/CDNA such as gfx90a, 32 on RDNA such as gfx1030).
+  std::uint32_t warp_size = 0;
+};
+
+struct StubSource {
+  std::string source;           // prelude + stub, as the backend's compiler gets it
+  std::string entry;            // the extern "C" entry point
+  std::string file_name;        // the name it is compiled under
+  std::size_t stub_offset = 0;  // where the stub begins, after the prelude
+};
+
+// Deterministic: the same kernel and options give the same bytes, and the same as a
+// runtime of that dialect generates for a launch that needs this stub. Throws
+// SignatureError for a bad kernel (names, ranks) and Error for options that do not
+// fit it (unknown dialect, rank, index width, bindings that do not match the
+// parameters, a projection beyond rank 8, mode direct above rank 3, a warp size or
+// launch bounds with cpp).
+STUBJIT_API StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options);
+
+}  // namespace stubjit

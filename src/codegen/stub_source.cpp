@@ -1,0 +1,85 @@
+// The public face of the stub writer (stubjit/stub.hpp): checks what a caller may
+// get wrong, then asks generate_stub, the same function a runtime uses.
+#include "codegen/identifier.hpp"
+#include "codegen/stub_request.hpp"
+#include "stubjit/error.hpp"
+#include "stubjit/stub.hpp"
+
+namespace stubjit {
+namespace {
+
+detail::Dialect dialect_named(const std::string& name) {
+  if (name == "cpp") return detail::Dialect::cpp;
+  if (name == "cuda") return detail::Dialect::cuda;
+  if (name == "hip") return detail::Dialect::hip;
+  throw Error("unknown dialect '" + name + "' (cpp, cuda or hip)");
+}
+
+void check_binding(const Param& param, Binding binding, int domain_rank) {
+  const std::string where = "parameter '" + param.name + "'";
+  switch (param.kind) {
+    case ParamKind::scalar:
+      if (binding != Binding::scalar) throw Error(where + " is a scalar: its binding is scalar");
+      return;
+    case ParamKind::index:
+      if (binding != Binding::index) throw Error(where + " is an index: its binding is index");
+      return;
+    case ParamKind::field:
+      if (binding != Binding::projection && binding != Binding::broadcast) {
+        throw Error(where + " is a field: its binding is projection or broadcast");
+      }
+      if (binding == Binding::projection && param.rank + domain_rank > max_field_rank) {
+        throw Error(where + " projected over rank " + std::to_string(domain_rank) +
+                    " needs a field of rank " + std::to_string(param.rank + domain_rank) +
+                    " (at most " + std::to_string(max_field_rank) + ")");
+      }
+      return;
+  }
+}
+
+void check_options(const KernelSource& kernel, const StubOptions& options,
+                   detail::Dialect dialect) {
+  if (options.rank < 1 || options.rank > max_field_rank) {
+    throw Error("rank " + std::to_string(options.rank) + ": a compute domain has rank 1 to " +
+                std::to_string(max_field_rank));
+  }
+  if (options.mode == Mode::direct && options.rank > 3) {
+    throw Error("mode direct covers rank 1 to 3; use spread or multi for rank " +
+                std::to_string(options.rank));
+  }
+  if (options.index_bits != 32 && options.index_bits != 64) {
+    throw Error("index width " + std::to_string(options.index_bits) + ": 32 or 64");
+  }
+  if (dialect == detail::Dialect::cpp && (options.launch_bounds != 0 || options.warp_size != 0)) {
+    throw Error("launch bounds and warp size are for the GPU dialects (cuda, hip), not cpp");
+  }
+  if (options.bindings.size() != kernel.signature.size()) {
+    throw Error("kernel '" + kernel.name + "' has " + std::to_string(kernel.signature.size()) +
+                " parameters but " + std::to_string(options.bindings.size()) +
+                " bindings were given");
+  }
+  for (std::size_t i = 0; i < options.bindings.size(); ++i)
+    check_binding(kernel.signature[i], options.bindings[i], options.rank);
+}
+
+}  // namespace
+
+StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options) {
+  detail::validate_kernel_source(kernel);
+  const detail::Dialect dialect = dialect_named(options.dialect);
+  check_options(kernel, options, dialect);
+  detail::StubRequest request;
+  request.dialect = dialect;
+  request.mode = options.mode;
+  request.rank = options.rank;
+  request.index_bits = options.index_bits;
+  request.kernel = &kernel;
+  request.bindings = options.bindings;
+  request.max_threads_per_group = options.launch_bounds;
+  request.warp_size = options.warp_size;
+  detail::GeneratedStub stub = detail::generate_stub(request);
+  return {std::move(stub.source), std::move(stub.entry), std::move(stub.file_name),
+          stub.stub_offset};
+}
+
+}  // namespace stubjit
