@@ -131,6 +131,7 @@ std::size_t remove_disk_cache_entries(const std::string& root,
   std::size_t removed = 0;
   for (const std::string& path : paths)
     if (detail::remove_entry(path)) ++removed;
+  if (removed) detail::forget_size_record(normal_root);
   return removed;
 }
 
@@ -152,6 +153,7 @@ std::size_t clear_disk_cache(const std::string& root, std::int64_t older_than_se
     }
   }
   detail::remove_stale_temporaries(scan);
+  if (removed) detail::forget_size_record(normal_root);
   return removed;
 }
 

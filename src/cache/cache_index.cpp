@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <optional>
 
 #include "cache/cache_tag.hpp"
 #include "cache/file_lock.hpp"
@@ -64,27 +66,57 @@ void remove_stale_temporaries(const LayoutScan& scan) {
   }
 }
 
-EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t max_bytes,
-                                         const std::string& keep_path,
-                                         std::chrono::milliseconds lock_wait) {
-  EvictionResult result;
-  EntryScan scan = scan_entries(root);
-  result.bytes_before = total_bytes(scan.entries);
-  result.bytes_after = result.bytes_before;
-  result.skipped = std::move(scan.skipped);
-  if (result.bytes_before <= max_bytes) return result;
-  if (inspect_cache_root(root).kind != RootKind::tagged) return result;
-  const FileLock evicting(root + "/.evict.lock", lock_wait);
-  if (!evicting.held()) return result;
-  result.ran = true;
-  // Scan again under the lock: another evictor may just have finished, another
-  // writer may just have added an entry.
+namespace {
+
+// The size record in the eviction lock file: magic, total bytes, stores since the
+// last walk; 24 bytes, little-endian.
+constexpr char record_magic[8] = {'S', 'T', 'U', 'B', 'J', 'I', 'T', 'U'};
+constexpr std::size_t record_size = 24;
+
+struct SizeRecord {
+  std::uint64_t bytes = 0;
+  std::uint64_t stores_since_walk = 0;
+};
+
+std::optional<SizeRecord> read_record(int fd) {
+  unsigned char bytes[record_size];
+  if (::pread(fd, bytes, record_size, 0) != static_cast<ssize_t>(record_size)) return std::nullopt;
+  if (std::memcmp(bytes, record_magic, sizeof record_magic) != 0) return std::nullopt;
+  auto number = [&](std::size_t offset) {
+    std::uint64_t value = 0;
+    for (int i = 0; i < 8; ++i) value |= std::uint64_t(bytes[offset + i]) << (8 * i);
+    return value;
+  };
+  return SizeRecord{number(8), number(16)};
+}
+
+void write_record(int fd, const SizeRecord& record) {
+  unsigned char bytes[record_size];
+  std::memcpy(bytes, record_magic, sizeof record_magic);
+  for (int i = 0; i < 8; ++i) {
+    bytes[8 + i] = static_cast<unsigned char>(record.bytes >> (8 * i));
+    bytes[16 + i] = static_cast<unsigned char>(record.stores_since_walk >> (8 * i));
+  }
+  // Best effort: a short or failed write leaves a record that reads as damaged, and
+  // the next store walks.
+  if (::pwrite(fd, bytes, record_size, 0) != static_cast<ssize_t>(record_size)) {
+    [[maybe_unused]] const int ignored = ::ftruncate(fd, 0);
+  }
+}
+
+// Walks and evicts; the caller holds the eviction lock.
+void walk_and_evict(const std::string& root, std::uint64_t max_bytes, const std::string& keep_path,
+                    EvictionResult& result) {
   LayoutScan layout = scan_layout(root);
   remove_stale_temporaries(layout);
-  scan = entries_of(std::move(layout));
+  EntryScan scan = entries_of(std::move(layout));
+  result.walked = true;
   result.skipped = std::move(scan.skipped);
   std::vector<StoredEntry>& entries = scan.entries;
-  result.bytes_after = total_bytes(entries);
+  result.bytes_before = total_bytes(entries);
+  result.bytes_after = result.bytes_before;
+  if (result.bytes_before <= max_bytes) return;
+  result.ran = true;
   std::sort(entries.begin(), entries.end(), [](const StoredEntry& a, const StoredEntry& b) {
     return a.last_used_ns < b.last_used_ns;
   });
@@ -97,7 +129,47 @@ EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t 
       ++result.removed;
     }
   }
+}
+
+std::string eviction_lock_path(const std::string& root) { return root + "/" + eviction_lock_name; }
+
+}  // namespace
+
+EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t max_bytes,
+                                         const std::string& keep_path,
+                                         std::chrono::milliseconds lock_wait) {
+  EvictionResult result;
+  if (inspect_cache_root(root).kind != RootKind::tagged) return result;
+  const FileLock evicting(eviction_lock_path(root), lock_wait);
+  if (!evicting.held()) return result;
+  walk_and_evict(root, max_bytes, keep_path, result);
+  write_record(evicting.descriptor(), {result.bytes_after, 0});
   return result;
+}
+
+EvictionResult evict_after_store(const std::string& root, std::uint64_t max_bytes,
+                                 std::uint64_t added_bytes, const std::string& keep_path,
+                                 std::chrono::milliseconds lock_wait) {
+  EvictionResult result;
+  if (inspect_cache_root(root).kind != RootKind::tagged) return result;
+  const FileLock evicting(eviction_lock_path(root), lock_wait);
+  if (!evicting.held()) return result;
+  const std::optional<SizeRecord> record = read_record(evicting.descriptor());
+  if (record && record->stores_since_walk < stores_between_walks && added_bytes <= max_bytes &&
+      record->bytes <= max_bytes - added_bytes) {
+    result.bytes_before = record->bytes + added_bytes;
+    result.bytes_after = result.bytes_before;
+    write_record(evicting.descriptor(), {result.bytes_after, record->stores_since_walk + 1});
+    return result;
+  }
+  walk_and_evict(root, max_bytes, keep_path, result);
+  write_record(evicting.descriptor(), {result.bytes_after, 0});
+  return result;
+}
+
+void forget_size_record(const std::string& root) {
+  // Without the lock: a writer that wrote its record meanwhile can only overstate.
+  [[maybe_unused]] const int ignored = ::truncate(eviction_lock_path(root).c_str(), 0);
 }
 
 }  // namespace stubjit::detail

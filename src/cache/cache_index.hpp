@@ -38,9 +38,10 @@ std::string lock_path_of(const std::string& entry_path);
 bool remove_entry(const std::string& entry_path);
 
 struct EvictionResult {
-  bool ran = false;  // false when another process was evicting or the root is not tagged
+  bool walked = false;  // the layout was walked and the entries' sizes totalled
+  bool ran = false;     // they exceeded the cap and eviction ran (under the lock)
   std::size_t removed = 0;
-  std::uint64_t bytes_before = 0;
+  std::uint64_t bytes_before = 0;  // walked: the total found; else the size record's
   std::uint64_t bytes_after = 0;
   std::vector<SkippedDirectory> skipped;  // not read, so neither counted nor evicted
 };
@@ -49,16 +50,37 @@ struct EvictionResult {
 // (older than an hour; a younger one may be another process writing right now).
 void remove_stale_temporaries(const LayoutScan& scan);
 
-// When the entries exceed `max_bytes`, removes the least recently used ones (with
-// their locks) until they fit in 90% of it (so that not every store evicts), never
-// `keep_path`. Nothing is removed from a root that does not hold stubjit's tag
-// (cache_tag.hpp). One process evicts at a time (an flock on <root>/.evict.lock,
-// waited for up to `lock_wait`; ran is false if it was not had): each writer evicts
-// after its own write, so once the last writer is done the entries fit the cap. A
-// concurrent reader of a removed entry still holds its descriptor; a later one
-// misses and compiles.
+// Eviction runs under an flock on <root>/.evict.lock, one process at a time, waited
+// for up to `lock_wait` (nothing happens if it is not had). Nothing is ever removed
+// from a root that does not hold stubjit's tag (cache_tag.hpp).
+inline constexpr const char* eviction_lock_name = ".evict.lock";
+
+// Walks the layout and, when the entries exceed `max_bytes`, removes the least
+// recently used ones (with their locks) until they fit in 90% of it (so that not
+// every store evicts), never `keep_path`. A concurrent reader of a removed entry
+// still holds its descriptor; a later one misses and compiles.
 EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t max_bytes,
                                          const std::string& keep_path,
                                          std::chrono::milliseconds lock_wait);
+
+// How many stores may pass between two walks at most.
+inline constexpr std::uint32_t stores_between_walks = 256;
+
+// What a writer calls after storing an entry of `added_bytes`. The eviction lock file
+// holds a record of the entries' total size, updated by every writer under the lock;
+// the layout is walked (and evicted if needed) only when the record is missing or
+// damaged, when it says the cap is exceeded, or once stores_between_walks stores have
+// passed since the last walk. Walking costs about 2 us per entry; the record a few.
+// While every writer gets the lock the record can only overstate the total (two
+// writers may both count an entry a walk already saw), so the cap still holds once
+// the last writer is done. What it can miss (a writer that timed out on the lock or
+// crashed before counting, files another program put there) is corrected at the
+// next walk.
+EvictionResult evict_after_store(const std::string& root, std::uint64_t max_bytes,
+                                 std::uint64_t added_bytes, const std::string& keep_path,
+                                 std::chrono::milliseconds lock_wait);
+
+// Forgets the size record (after entries were removed), so the next store walks.
+void forget_size_record(const std::string& root);
 
 }  // namespace stubjit::detail

@@ -145,17 +145,19 @@ bool DiskCache::store(const DiskKey& key, const Binary& binary) {
     return false;
   }
   const std::string directory = settings_.root + "/" + key.directory;
-  const std::string error =
-      publish_file(directory, key.name + entry_suffix, encode_entry(key.text, binary));
+  const std::vector<char> entry = encode_entry(key.text, binary);
+  const std::string error = publish_file(directory, key.name + entry_suffix, entry);
   if (!error.empty()) {
     warn_once("write", "cannot write to the disk cache (" + error +
                            "); stubs that are not on disk yet stay in memory only");
     return false;
   }
-  // Eviction is a directory scan: waiting a little for another evictor is cheap,
-  // and keeps the cap exact once writers are done.
-  const EvictionResult evicted = evict_least_recently_used(
-      settings_.root, settings_.max_bytes, entry_path(key), std::chrono::milliseconds(2000));
+  // Counted in the cache's size record; a walk and eviction only when it says so.
+  // Waiting a little for another evictor is cheap, and keeps the cap exact once
+  // writers are done.
+  const EvictionResult evicted =
+      evict_after_store(settings_.root, settings_.max_bytes, entry.size(), entry_path(key),
+                        std::chrono::milliseconds(2000));
   for (const SkippedDirectory& skipped : evicted.skipped) {
     warn_once("skipped:" + skipped.path, "disk cache directory " + skipped.path + " " +
                                              skipped.problem +

@@ -43,9 +43,9 @@ class DiskCache {
   // directory is unusable or the timeout passed.
   FileLock lock(const DiskKey& key);
 
-  // Publishes an entry atomically (replacing any previous one), then evicts least
-  // recently used entries beyond the size cap. False when it could not be written
-  // (reported once); the run goes on.
+  // Publishes an entry atomically (replacing any previous one), then counts it and
+  // evicts least recently used entries beyond the size cap (evict_after_store).
+  // False when it could not be written (reported once); the run goes on.
   bool store(const DiskKey& key, const Binary& binary);
 
   std::string entry_path(const DiskKey& key) const;

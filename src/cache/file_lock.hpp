@@ -21,6 +21,9 @@ class FileLock {
   ~FileLock();
 
   bool held() const noexcept { return fd_ >= 0; }
+  // The locked file, open for reading and writing (-1 when not held): the eviction
+  // lock keeps the cache's size record in it.
+  int descriptor() const noexcept { return fd_; }
   // Why the lock was not had ("" when held).
   const std::string& problem() const noexcept { return problem_; }
 

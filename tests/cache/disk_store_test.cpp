@@ -316,6 +316,91 @@ TEST(Eviction, StaleTemporariesAreRemovedFreshOnesKept) {
   EXPECT_TRUE(std::filesystem::exists(fresh));  // may be another process writing now
 }
 
+// --- the size record: no walk per store while the cache is clearly under its cap --
+
+// Writes an entry file of `bytes` that is `seconds_ago` old, as a store would.
+std::string stored(const std::string& sub, int i, std::size_t bytes, int seconds_ago) {
+  const std::string path = sub + "/" + hex_name(i) + entry_suffix;
+  write_file(path, std::string(bytes, 'x'));
+  set_age(path, seconds_ago);
+  return path;
+}
+
+EvictionResult after_store(const TempDir& dir, std::uint64_t cap, const std::string& path) {
+  return evict_after_store(dir.path(), cap, std::filesystem::file_size(path), path,
+                           std::chrono::milliseconds(0));
+}
+
+TEST(SizeRecord, StoresUnderTheCapDoNotWalkCrossingItDoes) {
+  TempDir dir;
+  const std::string sub = tagged_root(dir);
+  const std::string e0 = stored(sub, 0, 100, 400);
+  EXPECT_TRUE(after_store(dir, 1000, e0).walked);  // no record yet
+  // Put there behind the record's back: a walk would count it, a store does not.
+  const std::string unseen = stored(sub, 9, 5000, 500);
+  const std::string e1 = stored(sub, 1, 100, 300);
+  const EvictionResult quiet = after_store(dir, 1000, e1);
+  EXPECT_FALSE(quiet.walked);
+  EXPECT_EQ(quiet.bytes_after, 200u);
+  EXPECT_TRUE(std::filesystem::exists(unseen));
+  // The record would exceed the cap: walk, find the unseen entry, evict to 900.
+  const std::string e2 = stored(sub, 2, 850, 200);
+  const EvictionResult crossing = after_store(dir, 1000, e2);
+  EXPECT_TRUE(crossing.walked);
+  EXPECT_TRUE(crossing.ran);
+  EXPECT_EQ(crossing.bytes_before, 6050u);
+  EXPECT_EQ(crossing.bytes_after, 850u);
+  EXPECT_FALSE(std::filesystem::exists(unseen));
+  EXPECT_FALSE(std::filesystem::exists(e0));
+  EXPECT_FALSE(std::filesystem::exists(e1));
+  EXPECT_TRUE(std::filesystem::exists(e2));
+  // The walk's total is the new record.
+  const std::string e3 = stored(sub, 3, 10, 100);
+  const EvictionResult next = after_store(dir, 1000, e3);
+  EXPECT_FALSE(next.walked);
+  EXPECT_EQ(next.bytes_after, 860u);
+}
+
+TEST(SizeRecord, AWalkComesAtLeastEveryFewHundredStores) {
+  TempDir dir;
+  const std::string sub = tagged_root(dir);
+  const std::string e0 = stored(sub, 0, 10, 100);
+  ASSERT_TRUE(after_store(dir, 1u << 30, e0).walked);
+  for (std::uint32_t i = 0; i < stores_between_walks; ++i) {
+    ASSERT_FALSE(after_store(dir, 1u << 30, e0).walked) << "store " << i;
+  }
+  EXPECT_TRUE(after_store(dir, 1u << 30, e0).walked);
+}
+
+TEST(SizeRecord, ADamagedOrForgottenRecordMeansAWalk) {
+  TempDir dir;
+  const std::string sub = tagged_root(dir);
+  const std::string e0 = stored(sub, 0, 10, 100);
+  ASSERT_TRUE(after_store(dir, 1000, e0).walked);
+  ASSERT_FALSE(after_store(dir, 1000, e0).walked);
+  write_file(dir / ".evict.lock", "garbage that is not a size record");
+  EXPECT_TRUE(after_store(dir, 1000, e0).walked);
+  ASSERT_FALSE(after_store(dir, 1000, e0).walked);
+  // Removing entries (cache clear, verify --remove) forgets the record.
+  stored(sub, 1, 10, 100);
+  EXPECT_EQ(clear_disk_cache(dir.path(), 50), 2u);
+  EXPECT_EQ(std::filesystem::file_size(dir / ".evict.lock"), 0u);
+  const std::string e2 = stored(sub, 2, 10, 10);
+  EXPECT_TRUE(after_store(dir, 1000, e2).walked);
+}
+
+TEST(SizeRecord, NothingHappensInAnUntaggedRoot) {
+  TempDir dir;
+  const std::string sub = dir / "cpu/t/direct-r1";
+  ASSERT_EQ(make_private_directory(sub, true), "");
+  write_file(dir / "notes.txt", "mine");
+  const std::string e0 = stored(sub, 0, 5000, 100);
+  const EvictionResult result = after_store(dir, 10, e0);
+  EXPECT_FALSE(result.walked);
+  EXPECT_TRUE(std::filesystem::exists(e0));
+  EXPECT_FALSE(std::filesystem::exists(dir / ".evict.lock"));
+}
+
 // Files that are not stubjit's, at every depth and of every kind that resembles its
 // own, with entries of stubjit around them. Returns the foreign paths; all are old.
 std::vector<std::string> plant_foreign_files(const TempDir& dir, const TempDir& outside) {
