@@ -7,7 +7,9 @@
 //   BM_MemoryHit: a launch that finds its stub in memory, the "memory cache already
 //     hot" baseline;
 //   BM_Process_*: the same three in fresh processes (see below);
-//   BM_Cuda_*: NVRTC compile vs cubin read from disk, without a GPU (see below).
+//   BM_Cuda_*: NVRTC compile vs cubin read from disk, without a GPU (see below);
+//   BM_ScanEntries: the directory walk behind eviction, for 1000 and 10000 entries;
+//   BM_ColdCompileIntoLargeCache: cold compiles stored into a 10000-entry cache.
 // Runtime creation is outside the timed region of the in-process figures.
 // bench/results/cache.md holds the latest figures.
 #include <benchmark/benchmark.h>
@@ -17,6 +19,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -279,6 +282,73 @@ void BM_Cuda_MemoryHit(benchmark::State& state) {
   report_per_kernel(state);
 }
 BENCHMARK(BM_Cuda_MemoryHit)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// --- the walk behind eviction ---------------------------------------------------------
+// To enforce the cap a runtime totals the entries' sizes by walking the cache's layout
+// (the same walk as list_disk_cache): once per store before the size record, now only
+// when the record says the cap is crossed or every 256 stores. The walk's cost for
+// caches of 1000 and 10000 entries, and cold compiles stored into a 10000-entry
+// cache, both against BM_ColdCompile's compile per kernel.
+
+// A cache root of `count` small entry files in eight variant directories.
+std::string synthetic_cache(int count) {
+  const fs::path root =
+      fs::temp_directory_path() /
+      ("stubjit-bench-scan-" + std::to_string(::getpid()) + "-" + std::to_string(count));
+  fs::remove_all(root);
+  for (int i = 0; i < count; ++i) {
+    const fs::path directory = root / "cpu" / "target" / ("spread-r" + std::to_string(i % 8 + 1));
+    if (i < 8) fs::create_directories(directory);
+    char name[40];
+    std::snprintf(name, sizeof name, "%032x.bin", i);
+    std::ofstream(directory / name) << std::string(2700, 'x');  // an entry's usual size
+  }
+  return root.string();
+}
+
+void BM_ScanEntries(benchmark::State& state) {
+  const int count = static_cast<int>(state.range(0));
+  const std::string root = synthetic_cache(count);
+  for (auto _ : state) {
+    if (list_disk_cache(root, false).size() != static_cast<std::size_t>(count)) {
+      state.SkipWithError("entries missing from the scan");
+    }
+  }
+  std::error_code ignored;
+  fs::remove_all(root, ignored);
+}
+BENCHMARK(BM_ScanEntries)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// BM_ColdCompile's work plus storing each stub into a disk cache that already holds
+// 10000 entries: what a store costs beyond the compile (the walk, when it happens).
+// Every iteration compiles 20 kernels never seen before.
+void BM_ColdCompileIntoLargeCache(benchmark::State& state) {
+  const std::string root = synthetic_cache(10000);
+  int first_kernel = 1000;  // beyond the numbers the other benchmarks use
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto runtime = std::make_unique<Runtime>(options_for(root));
+    Workload data(*runtime);
+    std::vector<Kernel> kernels;
+    for (int j = 0; j < kernels_per_iteration; ++j)
+      kernels.push_back(runtime->kernel(numbered_kernel(first_kernel + j)));
+    first_kernel += kernels_per_iteration;
+    state.ResumeTiming();
+    launch_all(kernels, data);
+    state.PauseTiming();
+    const CacheCounters c = runtime->counters();
+    if (c.compiles != kernels_per_iteration || c.disk_writes != kernels_per_iteration) {
+      state.SkipWithError("not cold, or not stored");
+    }
+    kernels.clear();
+    runtime.reset();
+    state.ResumeTiming();
+  }
+  report_per_kernel(state);
+  std::error_code ignored;
+  fs::remove_all(root, ignored);
+}
+BENCHMARK(BM_ColdCompileIntoLargeCache)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // --- fresh processes -----------------------------------------------------------------
 // A child process creates a runtime (backend and cache from the environment), then
