@@ -70,12 +70,12 @@ inline constexpr std::uint32_t stores_between_walks = 256;
 // holds a record of the entries' total size, updated by every writer under the lock;
 // the layout is walked (and evicted if needed) only when the record is missing or
 // damaged, when it says the cap is exceeded, or once stores_between_walks stores have
-// passed since the last walk. Walking costs about 2 us per entry; the record a few.
-// While every writer gets the lock the record can only overstate the total (two
-// writers may both count an entry a walk already saw), so the cap still holds once
-// the last writer is done. What it can miss (a writer that timed out on the lock or
-// crashed before counting, files another program put there) is corrected at the
-// next walk.
+// passed since the last walk. A walk costs about 2 us per entry
+// (bench/results/cache.md); the record, one pread and one pwrite. While every writer
+// gets the lock the record can only overstate the total (two writers may both count
+// an entry a walk already saw), so the cap still holds once the last writer is done.
+// What it can miss (a writer that timed out on the lock or crashed before counting,
+// files another program put there) is corrected at the next walk.
 EvictionResult evict_after_store(const std::string& root, std::uint64_t max_bytes,
                                  std::uint64_t added_bytes, const std::string& keep_path,
                                  std::chrono::milliseconds lock_wait);
