@@ -495,6 +495,32 @@ TEST(ForeignFiles, SurviveVerifyRemove) {
   expect_all_exist(foreign);
 }
 
+// Lock files go with their entries; a lock without an entry stays until clear.
+TEST(LockFiles, GoWithTheirEntries) {
+  TempDir dir;
+  const std::string sub = tagged_root(dir);
+  const std::vector<std::string> entries = plant_entries(sub);
+  const std::string young = stored(sub, 5, 10, 10);
+  std::vector<std::string> locks;
+  for (int i : {0, 1, 5, 7}) {  // 7 has no entry: its compile failed
+    locks.push_back(sub + "/" + hex_name(i) + lock_suffix);
+    write_file(locks.back(), "");
+    set_age(locks.back(), i == 5 ? 10 : 30 * 86400);
+  }
+  DiskCacheEntry first;
+  first.path = entries[0];
+  EXPECT_EQ(remove_disk_cache_entries(dir.path(), {first}), 1u);
+  EXPECT_FALSE(std::filesystem::exists(locks[0]));
+  EXPECT_TRUE(std::filesystem::exists(locks[1]));
+  EXPECT_EQ(clear_disk_cache(dir.path(), 3600), 1u);  // entry 1; entry 5 is younger
+  EXPECT_FALSE(std::filesystem::exists(locks[1]));
+  EXPECT_FALSE(std::filesystem::exists(locks[3]));  // as old as asked
+  EXPECT_TRUE(std::filesystem::exists(locks[2]));   // young, with a young entry
+  EXPECT_TRUE(std::filesystem::exists(young));
+  EXPECT_EQ(clear_disk_cache(dir.path()), 1u);
+  EXPECT_FALSE(std::filesystem::exists(locks[2]));
+}
+
 // A directory stubjit did not create is never cleaned: not by eviction, not by clear.
 TEST(ForeignFiles, AnUntaggedRootIsNeverCleaned) {
   TempDir dir;
