@@ -8,6 +8,20 @@ namespace stubjit {
 
 #if defined(STUBJIT_DEVICE_COMPILER)
 
+// atomicAdd(double*, double) exists from sm_60 on only (CUDA's
+// sm_60_atomic_functions.h), and this prelude is in every stub: below sm_60 the
+// double overload adds with a compare-and-swap loop on the value's 64 bits instead.
+// hipRTC never defines __CUDA_ARCH__ (every AMD target has the native add). A stub
+// may define STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS itself (0 or 1) to choose; the tests
+// force the loop with it on a newer GPU, which is where it can be run.
+#if !defined(STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
+#define STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS 1
+#else
+#define STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS 0
+#endif
+#endif
+
 __device__ __forceinline__ i32 atomic_add(i32& target, i32 value) {
   return atomicAdd(&target, value);
 }
@@ -22,7 +36,21 @@ __device__ __forceinline__ float atomic_add(float& target, float value) {
   return atomicAdd(&target, value);
 }
 __device__ __forceinline__ double atomic_add(double& target, double value) {
+#if STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS
+  // The loop of the CUDA C++ Programming Guide: compare the bits, not the doubles,
+  // so that a NaN in `target` cannot make it spin forever.
+  u64* bits = reinterpret_cast<u64*>(&target);
+  u64 seen = *bits;
+  u64 assumed;
+  do {
+    assumed = seen;
+    const double sum = __longlong_as_double(static_cast<i64>(assumed)) + value;
+    seen = atomicCAS(bits, assumed, static_cast<u64>(__double_as_longlong(sum)));
+  } while (assumed != seen);
+  return __longlong_as_double(static_cast<i64>(seen));
+#else
   return atomicAdd(&target, value);
+#endif
 }
 
 #else

@@ -145,5 +145,32 @@ TEST(CudaMatchesCpu, VisitCountsOverAStridedDomain) {
   });
 }
 
+// The double atomic add of devices below sm_60 (a compare-and-swap loop; the prelude
+// picks it from __CUDA_ARCH__) forced with STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS=1 on this
+// newer device, where it can run, against the native add: both sum exactly.
+TEST(CudaAtomics, DoubleAddByCompareAndSwapSumsLikeTheNativeAdd) {
+  const std::int64_t n = 200003;
+  std::vector<double> x(static_cast<std::size_t>(n));
+  double expected = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = static_cast<double>(i % 1000) - 250.0;  // integers: every sum is exact
+    expected += x[i];
+  }
+  const KernelSource sum{"double_sum",
+                         {in<double>("x"), inout<double>("total")},
+                         "stubjit::atomic_add(total, x);",
+                         "",
+                         {}};
+  for (bool by_cas : {false, true}) {
+    RuntimeOptions options;
+    if (by_cas) options.compiler_options = {"-DSTUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS=1"};
+    CUDA_RUNTIME_OR_SKIP(runtime, options);
+    Field fx = field_with(*runtime, {n}, x);
+    Field total = field_with(*runtime, {}, std::vector<double>{0.0});
+    runtime->kernel(sum).launch(Domain{n}, fx, total);
+    EXPECT_EQ(total.to_vector<double>().at(0), expected) << (by_cas ? "by CAS" : "native");
+  }
+}
+
 }  // namespace
 }  // namespace stubjit

@@ -3,6 +3,8 @@
 // libnvrtc only (no driver, no GPU); skips with the reason when NVRTC is absent.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "backends/cuda/nvrtc_compiler.hpp"
 #include "common/elf_symbols.hpp"
 #include "cuda/nvrtc_for_tests.hpp"
@@ -161,6 +163,45 @@ TEST(NvrtcCompile, AnArchitectureNvrtcDoesNotKnowIsRefusedWhenCompiling) {
   const KernelSource kernel = test::saxpy_kernel();
   const GeneratedStub stub = generate_stub(test::cuda_request(kernel, {Mode::direct, 1}, 32));
   EXPECT_THROW(compile(compiler, stub, kernel.name), Error);
+}
+
+// The prelude's double atomic_add is atomicAdd from sm_60 on, and a compare-and-swap
+// loop below, where atomicAdd(double*, double) does not exist: the automatic choice is
+// compiled for the oldest architecture this NVRTC accepts (below sm_60 only up to
+// NVRTC 12; the tests cuda_prelude_double_atomic_* check the choice by preprocessing),
+// and the loop, forced with STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS=1, compiles with any NVRTC.
+TEST(NvrtcCompile, DoubleAtomicAddIsNativeFromSm60AndACompareAndSwapLoopBelow) {
+  REQUIRE_NVRTC();
+  const std::shared_ptr<const NvrtcLibrary>& library = test::nvrtc_for_tests().library;
+  const int oldest = library->supported_archs.front();
+  const KernelSource kernel{"double_sum",
+                            {in<double>("x"), inout<double>("total")},
+                            "stubjit::atomic_add(total, x);",
+                            "",
+                            {}};
+  const GeneratedStub stub = generate_stub(
+      test::cuda_request(kernel, {Mode::direct, 1}, 32, {Binding::projection, Binding::broadcast}));
+  const auto ptx_for = [&](int arch, const std::vector<std::string>& options) {
+    const NvrtcCompiler compiler(library, CudaTarget{CudaArch{arch / 10, arch % 10, ""}, true});
+    Binary binary;
+    try {
+      binary = compile(compiler, stub, kernel.name, options);
+    } catch (const CompileError& error) {
+      ADD_FAILURE() << "sm_" << arch << ":\n" << error.log();
+    }
+    return std::string(binary.bytes.begin(), binary.bytes.end());
+  };
+  const std::string native = ptx_for(std::max(oldest, 60), {});
+  EXPECT_NE(native.find(".add.f64"), std::string::npos) << native;
+  EXPECT_EQ(native.find(".cas.b64"), std::string::npos) << native;
+  const std::string forced = ptx_for(oldest, {"-DSTUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS=1"});
+  EXPECT_NE(forced.find(".cas.b64"), std::string::npos) << forced;
+  EXPECT_EQ(forced.find(".add.f64"), std::string::npos) << forced;
+  if (oldest < 60) {
+    const std::string automatic = ptx_for(oldest, {});
+    EXPECT_NE(automatic.find(".cas.b64"), std::string::npos) << automatic;
+    EXPECT_EQ(automatic.find(".add.f64"), std::string::npos) << automatic;
+  }
 }
 
 TEST(NvrtcLibrary, ReportsItsVersionAndArchitectures) {
