@@ -196,6 +196,10 @@ Gpu open_gpu() {
     gpu.runtime.emplace(options);
     gpu.driver = detail::load_cuda_driver();
     gpu.context = std::make_shared<const detail::CudaContext>(gpu.driver, 0);
+    // The baselines' own driver calls need a current context; like a CUDA runtime
+    // application, this one works in the primary context (stubjit leaves the
+    // thread's context as it finds it).
+    gpu.driver->check(gpu.driver->ctx_set_current(gpu.context->handle()), "cuCtxSetCurrent");
     gpu.nvrtc = detail::load_nvrtc();
   } catch (const Error& error) {
     gpu.problem = std::string("no CUDA device: ") + error.what();
@@ -207,7 +211,6 @@ Gpu open_gpu() {
 class RawModule {
  public:
   RawModule(const Gpu& gpu, const std::vector<char>& cubin, const char* entry) : gpu_(gpu) {
-    gpu.context->make_current();
     gpu.driver->check(gpu.driver->module_load_data_ex(&module_, cubin.data(), 0, nullptr, nullptr),
                       "cuModuleLoadDataEx");
     gpu.driver->check(gpu.driver->module_get_function(&function_, module_, entry),

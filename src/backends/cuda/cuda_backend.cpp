@@ -68,7 +68,7 @@ class CudaBackend final : public Backend {
     }
     // The entry takes the packed arguments and the launch parameters by value.
     void* params[2] = {const_cast<void*>(args), const_cast<LaunchParams*>(&lp)};
-    context_->make_current();
+    CudaContextScope current(*context_);
     const CudaDriver& driver = context_->driver();
     const cuda::CUresult r = driver.launch_kernel(
         module.function(), static_cast<unsigned>(lp.grid[0]), static_cast<unsigned>(lp.grid[1]),
@@ -84,7 +84,7 @@ class CudaBackend final : public Backend {
   }
 
   void* allocate(std::size_t bytes) override {
-    context_->make_current();
+    CudaContextScope current(*context_);
     cuda::CUdeviceptr pointer = 0;
     // At least one byte: a zero-size field still needs a distinct, non-null address.
     if (const cuda::CUresult r = context_->driver().mem_alloc(&pointer, bytes ? bytes : 1);
@@ -96,7 +96,8 @@ class CudaBackend final : public Backend {
   }
 
   void deallocate(void* pointer) noexcept override {
-    if (!context_->try_make_current()) return;
+    CudaContextScope current(*context_, std::nothrow);
+    if (!current.entered()) return;
     if (const cuda::CUresult r = context_->driver().mem_free(device_address(pointer));
         r != cuda::CUDA_SUCCESS) {
       logger().warn("freeing device memory failed: {}", context_->driver().describe(r));
@@ -106,25 +107,25 @@ class CudaBackend final : public Backend {
   // Synchronous copies go through the legacy default stream, which waits for work
   // queued before on the runtime's (blocking) streams.
   void copy_to_device(void* device, const void* host, std::size_t bytes, StreamState*) override {
-    context_->make_current();
+    CudaContextScope current(*context_);
     context_->driver().check(context_->driver().memcpy_htod(device_address(device), host, bytes),
                              "cuMemcpyHtoD");
   }
   void copy_to_host(void* host, const void* device, std::size_t bytes, StreamState*) override {
-    context_->make_current();
+    CudaContextScope current(*context_);
     context_->driver().check(context_->driver().memcpy_dtoh(host, device_address(device), bytes),
                              "cuMemcpyDtoH");
   }
   void copy_to_device_async(void* device, const void* host, std::size_t bytes,
                             StreamState* stream) override {
-    context_->make_current();
+    CudaContextScope current(*context_);
     context_->driver().check(context_->driver().memcpy_htod_async(device_address(device), host,
                                                                   bytes, stream_handle(stream)),
                              "cuMemcpyHtoDAsync");
   }
   void copy_to_host_async(void* host, const void* device, std::size_t bytes,
                           StreamState* stream) override {
-    context_->make_current();
+    CudaContextScope current(*context_);
     context_->driver().check(context_->driver().memcpy_dtoh_async(host, device_address(device),
                                                                   bytes, stream_handle(stream)),
                              "cuMemcpyDtoHAsync");
@@ -134,7 +135,7 @@ class CudaBackend final : public Backend {
     return std::make_shared<CudaStream>(context_);
   }
   void synchronize() override {
-    context_->make_current();
+    CudaContextScope current(*context_);
     context_->driver().check(context_->driver().ctx_synchronize(), "cuCtxSynchronize");
   }
 

@@ -19,7 +19,7 @@ CudaModule::CudaModule(std::shared_ptr<const CudaContext> context, const Binary&
   char log[8192] = {};
   int options[2] = {cuda::CU_JIT_ERROR_LOG_BUFFER, cuda::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* values[2] = {log, reinterpret_cast<void*>(static_cast<std::uintptr_t>(sizeof log))};
-  context_->make_current();
+  CudaContextScope current(*context_);
   if (const cuda::CUresult r =
           driver.module_load_data_ex(&module_, image.data(), 2, options, values);
       r != cuda::CUDA_SUCCESS) {
@@ -41,28 +41,30 @@ CudaModule::CudaModule(std::shared_ptr<const CudaContext> context, const Binary&
 }
 
 CudaModule::~CudaModule() {
-  if (!context_->try_make_current()) return;
+  CudaContextScope current(*context_, std::nothrow);
+  if (!current.entered()) return;
   const CudaDriver& driver = context_->driver();
   if (const cuda::CUresult r = driver.module_unload(module_); r != cuda::CUDA_SUCCESS)
     logger().warn("unloading {} failed: {}", entry_, driver.describe(r));
 }
 
 CudaStream::CudaStream(std::shared_ptr<const CudaContext> context) : context_(std::move(context)) {
-  context_->make_current();
+  CudaContextScope current(*context_);
   // A blocking stream (flags 0): it orders with the legacy default stream, which the
   // synchronous copies use, so a copy after a launch sees the launch's results.
   context_->driver().check(context_->driver().stream_create(&stream_, 0), "cuStreamCreate");
 }
 
 CudaStream::~CudaStream() {
-  if (!context_->try_make_current()) return;
+  CudaContextScope current(*context_, std::nothrow);
+  if (!current.entered()) return;
   const CudaDriver& driver = context_->driver();
   if (const cuda::CUresult r = driver.stream_destroy(stream_); r != cuda::CUDA_SUCCESS)
     logger().warn("destroying a CUDA stream failed: {}", driver.describe(r));
 }
 
 void CudaStream::synchronize() {
-  context_->make_current();
+  CudaContextScope current(*context_);
   context_->driver().check(context_->driver().stream_synchronize(stream_), "cuStreamSynchronize");
 }
 

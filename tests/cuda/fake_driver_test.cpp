@@ -1,0 +1,172 @@
+// CPU-only, against the fake driver built in the test tree (fake_cuda_driver.cpp,
+// loaded through STUBJIT_CUDA_DRIVER_PATH): every driver call of the CUDA backend runs
+// in stubjit's own context, from whichever thread calls, and the thread gets back the
+// current context it had (the application's choice of device). Needs NVRTC (the
+// backend opens only with it), not a GPU.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <thread>
+
+#include "common/kernels.hpp"
+#include "cuda/env_guard.hpp"
+#include "cuda/nvrtc_for_tests.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace stubjit {
+namespace {
+
+using test::EnvGuard;
+
+// The fake's test hooks, and the context calls an application makes itself.
+struct FakeDriver {
+  void* handle = nullptr;
+  int (*primary_ctx_retain)(void**, int) = nullptr;
+  int (*ctx_get_current)(void**) = nullptr;
+  int (*ctx_set_current)(void*) = nullptr;
+  void* (*context_at_last)(const char*) = nullptr;
+  long (*calls)(const char*) = nullptr;
+
+  void* current() const {
+    void* context = nullptr;
+    ctx_get_current(&context);
+    return context;
+  }
+};
+
+const FakeDriver& fake() {
+  static const FakeDriver driver = [] {
+    FakeDriver d;
+    d.handle = ::dlopen(STUBJIT_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
+    if (!d.handle) return d;
+    const auto find = [&](auto& function, const char* name) {
+      function =
+          reinterpret_cast<std::remove_reference_t<decltype(function)>>(::dlsym(d.handle, name));
+    };
+    find(d.primary_ctx_retain, "cuDevicePrimaryCtxRetain");
+    find(d.ctx_get_current, "cuCtxGetCurrent");
+    find(d.ctx_set_current, "cuCtxSetCurrent");
+    find(d.context_at_last, "stubjit_fake_cuda_context_at_last");
+    find(d.calls, "stubjit_fake_cuda_calls");
+    return d;
+  }();
+  return driver;
+}
+
+#define REQUIRE_FAKE_DRIVER()               \
+  REQUIRE_NVRTC();                          \
+  ASSERT_TRUE(fake().handle&& fake().calls) \
+      << "the fake driver built with the tests does not load: " << ::dlerror()
+
+// Two fake devices; the backend is asked for explicitly, nothing is cached on disk.
+struct FakeEnvironment {
+  EnvGuard driver{"STUBJIT_CUDA_DRIVER_PATH", std::string(STUBJIT_FAKE_CUDA_DRIVER)};
+  EnvGuard devices{"STUBJIT_FAKE_CUDA_DEVICES", std::string("2")};
+  EnvGuard fail_alloc{"STUBJIT_FAKE_CUDA_FAIL_ALLOC", std::nullopt};
+  EnvGuard backend{"STUBJIT_BACKEND", std::nullopt};
+  EnvGuard arch{"STUBJIT_CUDA_ARCH", std::nullopt};
+  EnvGuard ptx{"STUBJIT_CUDA_PTX", std::nullopt};
+  EnvGuard cache{"STUBJIT_CACHE", std::string("off")};
+};
+
+RuntimeOptions on_device_0() {
+  RuntimeOptions options;
+  options.backend = "cuda";
+  options.device = 0;
+  return options;
+}
+
+TEST(CudaFakeDriver, EveryCallRunsInStubjitsContextAndTheApplicationsStaysCurrent) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  const FakeDriver& driver = fake();
+  void* device0 = nullptr;
+  void* device1 = nullptr;
+  ASSERT_EQ(driver.primary_ctx_retain(&device0, 0), 0);
+  ASSERT_EQ(driver.primary_ctx_retain(&device1, 1), 0);
+  ASSERT_NE(device0, device1);
+
+  // The thread that creates the runtime has no current context, and keeps none.
+  driver.ctx_set_current(nullptr);
+  auto runtime = std::make_unique<Runtime>(on_device_0());
+  EXPECT_EQ(driver.current(), nullptr) << "after opening the runtime";
+  EXPECT_EQ(driver.context_at_last("cuStreamCreate"), device0);
+
+  // Another thread, on which the application chose device 1 (as cudaSetDevice(1)
+  // does), uses the runtime on device 0.
+  std::thread application([&] {
+    driver.ctx_set_current(device1);
+    const auto expect_device1 = [&](const char* after) {
+      EXPECT_EQ(driver.current(), device1) << "after " << after;
+    };
+    {
+      std::vector<float> values(1000);
+      std::iota(values.begin(), values.end(), 1.0f);
+      Field x = runtime->allocate<float>({1000});
+      expect_device1("allocate");
+      Field y = runtime->allocate<float>({1000});
+      x.copy_from(values);
+      expect_device1("copy_from");
+      y.copy_from(values);
+      Kernel saxpy = runtime->kernel(test::saxpy_kernel());
+      saxpy.launch(Domain{1000}, 2.0f, x, y);  // compiled by NVRTC, loaded by the fake
+      expect_device1("launch");
+      // The fake copies for real (its "device memory" is host memory).
+      EXPECT_EQ(x.to_vector<float>(), values);
+      expect_device1("to_vector");
+      Stream stream = runtime->create_stream();
+      expect_device1("create_stream");
+      std::vector<float> back(1000, 0.0f);
+      x.copy_from_async(values.data(), values.size(), stream);
+      expect_device1("copy_from_async");
+      LaunchOptions on_stream;
+      on_stream.stream = &stream;
+      saxpy.launch(on_stream, Domain{1000}, 2.0f, x, y);
+      expect_device1("launch on a stream");
+      x.copy_to_async(back.data(), back.size(), stream);
+      expect_device1("copy_to_async");
+      stream.synchronize();
+      expect_device1("Stream::synchronize");
+      EXPECT_EQ(back, values);
+      runtime->synchronize();
+      expect_device1("Runtime::synchronize");
+    }
+    expect_device1("freeing fields and destroying a stream");
+  });
+  application.join();
+
+  for (const char* call :
+       {"cuMemAlloc_v2", "cuMemcpyHtoD_v2", "cuModuleLoadDataEx", "cuLaunchKernel",
+        "cuMemcpyDtoH_v2", "cuStreamCreate", "cuMemcpyHtoDAsync_v2", "cuMemcpyDtoHAsync_v2",
+        "cuStreamSynchronize", "cuCtxSynchronize", "cuMemFree_v2", "cuStreamDestroy_v2"}) {
+    EXPECT_GT(driver.calls(call), 0) << call << " never called";
+    EXPECT_EQ(driver.context_at_last(call), device0) << call << " ran outside stubjit's context";
+  }
+  EXPECT_EQ(driver.current(), nullptr);
+  const long unloads = driver.calls("cuModuleUnload");
+  runtime.reset();  // unloads the stub and destroys the default stream
+  EXPECT_EQ(driver.calls("cuModuleUnload"), unloads + 1);
+  EXPECT_EQ(driver.context_at_last("cuModuleUnload"), device0);
+  EXPECT_EQ(driver.current(), nullptr) << "after destroying the runtime";
+}
+
+TEST(CudaFakeDriver, AThreadAlreadyInStubjitsContextKeepsIt) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  const FakeDriver& driver = fake();
+  void* device0 = nullptr;
+  ASSERT_EQ(driver.primary_ctx_retain(&device0, 0), 0);
+  driver.ctx_set_current(device0);  // a CUDA runtime application on device 0
+  {
+    Runtime runtime(on_device_0());
+    Field x = runtime.allocate<double>({16});
+    x.copy_from(std::vector<double>(16, 1.5));
+    EXPECT_EQ(x.to_vector<double>(), std::vector<double>(16, 1.5));
+  }
+  EXPECT_EQ(driver.current(), device0);
+  driver.ctx_set_current(nullptr);
+}
+
+}  // namespace
+}  // namespace stubjit
