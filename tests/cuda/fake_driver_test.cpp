@@ -1,14 +1,15 @@
 // CPU-only, against the fake driver built in the test tree (fake_cuda_driver.cpp,
 // loaded through STUBJIT_CUDA_DRIVER_PATH): every driver call of the CUDA backend runs
 // in stubjit's own context, from whichever thread calls, and the thread gets back the
-// current context it had (the application's choice of device). Needs NVRTC (the
-// backend opens only with it), not a GPU.
+// current context it had (the application's choice of device); a dispatch of no
+// groups is refused. Needs NVRTC (the backend opens only with it), not a GPU.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <numeric>
 #include <thread>
 
+#include "backends/cuda/cuda_backend.hpp"
 #include "common/kernels.hpp"
 #include "cuda/env_guard.hpp"
 #include "cuda/nvrtc_for_tests.hpp"
@@ -166,6 +167,46 @@ TEST(CudaFakeDriver, AThreadAlreadyInStubjitsContextKeepsIt) {
   }
   EXPECT_EQ(driver.current(), device0);
   driver.ctx_set_current(nullptr);
+}
+
+TEST(CudaFakeDriver, ADispatchOfNoGroupsOrOfEmptyGroupsIsRefused) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  const detail::BackendProbe probe = detail::open_cuda_backend(detail::BackendConfig{});
+  ASSERT_TRUE(probe.backend) << probe.reason;
+  detail::Backend& backend = *probe.backend;
+  // The fake loads any bytes.
+  const std::unique_ptr<detail::LoadedModule> module =
+      backend.load(detail::Binary{"cubin", {'\x7f', 'E', 'L', 'F'}}, "stubjit_k_direct_r1");
+  const char args[8] = {};
+  const auto dispatch = [&](int dimension, bool empty_grid) {
+    LaunchParams lp{};
+    for (int p = 0; p < 3; ++p) {
+      lp.grid[p] = 1;
+      lp.block[p] = 1;
+    }
+    if (dimension >= 0 && empty_grid) lp.grid[dimension] = 0;
+    if (dimension >= 0 && !empty_grid) lp.block[dimension] = 0;
+    backend.launch(*module, lp, args, sizeof args, nullptr);
+  };
+  const long launches = fake().calls("cuLaunchKernel");
+  for (int dimension = 0; dimension < 3; ++dimension) {
+    for (bool empty_grid : {true, false}) {
+      try {
+        dispatch(dimension, empty_grid);
+        ADD_FAILURE() << "launched with 0 " << (empty_grid ? "groups" : "threads per group")
+                      << " along "
+                      << "xyz"[dimension];
+      } catch (const BackendError& error) {
+        const std::string what = error.what();
+        EXPECT_NE(what.find(std::string("along ") + "xyz"[dimension]), std::string::npos) << what;
+        EXPECT_NE(what.find("stubjit_k_direct_r1"), std::string::npos) << what;
+      }
+    }
+  }
+  EXPECT_EQ(fake().calls("cuLaunchKernel"), launches) << "a refused dispatch reached the driver";
+  EXPECT_NO_THROW(dispatch(-1, true));
+  EXPECT_EQ(fake().calls("cuLaunchKernel"), launches + 1);
 }
 
 }  // namespace

@@ -64,7 +64,14 @@ class CudaBackend final : public Backend {
                            std::to_string(lp.grid[p]) + " groups along one dimension; CUDA " +
                            "takes at most 2^32-1");
       }
-      if (lp.grid[p] == 0) return;
+      // An empty domain has no dispatches (the runtime launches nothing); a dispatch
+      // of no groups or of empty groups is a planner bug, reported rather than skipped.
+      if (lp.grid[p] == 0 || lp.block[p] == 0) {
+        throw BackendError("a dispatch of " + module.entry() + " has " +
+                           std::to_string(lp.grid[p]) + " groups of " +
+                           std::to_string(lp.block[p]) + " threads along " + "xyz"[p] +
+                           "; CUDA launches need at least one of each");
+      }
     }
     // The entry takes the packed arguments and the launch parameters by value.
     void* params[2] = {const_cast<void*>(args), const_cast<LaunchParams*>(&lp)};
