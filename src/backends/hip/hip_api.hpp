@@ -62,6 +62,7 @@ struct RuntimeApi {
   hipError_t (*RuntimeGetVersion)(int* version) = nullptr;
   hipError_t (*Init)(unsigned flags) = nullptr;
   hipError_t (*GetDeviceCount)(int* count) = nullptr;
+  hipError_t (*GetDevice)(int* device) = nullptr;
   hipError_t (*SetDevice)(int device) = nullptr;
   hipError_t (*DeviceGetAttribute)(int* value, hipDeviceAttribute_t attribute,
                                    int device) = nullptr;

@@ -54,9 +54,7 @@ class HipBackend final : public Backend {
     // Compile-only: nothing to load into. Succeeding here keeps the stub cached (in
     // memory, and a disk entry is not mistaken for a bad one); launch refuses.
     if (!device_) return std::make_unique<UnloadedModule>();
-    const RuntimeApi& api = runtime_->api;
-    select_device(api);
-    return std::make_unique<HipModule>(api, binary.bytes, entry);
+    return std::make_unique<HipModule>(runtime_->api, device_->index, binary.bytes, entry);
   }
 
   void launch(const LoadedModule& module, const LaunchParams& lp, const void* args, std::size_t,
@@ -74,7 +72,7 @@ class HipBackend final : public Backend {
       }
       grid[p] = static_cast<unsigned>(lp.grid[p]);
     }
-    select_device(api);
+    const DeviceScope selected(api, device_->index);
     // Both entry parameters are passed by value; HIP copies them from these
     // addresses using the sizes in the code object's metadata.
     LaunchParams params = lp;
@@ -88,7 +86,7 @@ class HipBackend final : public Backend {
 
   void* allocate(std::size_t bytes) override {
     const RuntimeApi& api = device_api("allocate memory");
-    select_device(api);
+    const DeviceScope selected(api, device_->index);
     void* pointer = nullptr;
     check(api, api.Malloc(&pointer, std::max<std::size_t>(bytes, 1)),
           ("hipMalloc(" + std::to_string(bytes) + " bytes)").c_str());
@@ -96,30 +94,41 @@ class HipBackend final : public Backend {
   }
   void deallocate(void* pointer) noexcept override {
     if (!device_ || !pointer) return;
+    const DeviceScope selected(runtime_->api, device_->index, std::nothrow);
+    if (!selected.entered()) return;
     if (runtime_->api.Free(pointer) != hip_success) logger().warn("hip: hipFree failed");
   }
 
-  void copy_to_device(void* device, const void* host, std::size_t bytes,
-                      StreamState* stream) override {
-    copy_to_device_async(device, host, bytes, stream);
-    wait(stream);
+  // Synchronous copies go through the null stream, whatever stream the runtime
+  // passes: HIP's null stream waits for the work queued before on every blocking
+  // stream of the device (hipStreamCreate makes blocking streams), so a copy after a
+  // launch on any of stubjit's streams sees the launch's results, as with CUDA's
+  // legacy default stream. The null stream is then synchronized.
+  void copy_to_device(void* device, const void* host, std::size_t bytes, StreamState*) override {
+    const RuntimeApi& api = device_api("copy to the device");
+    const DeviceScope selected(api, device_->index);
+    check(api, api.MemcpyAsync(device, host, bytes, memcpy_host_to_device, nullptr),
+          "hipMemcpyAsync(host to device, null stream)");
+    check(api, api.StreamSynchronize(nullptr), "hipStreamSynchronize(null stream)");
   }
-  void copy_to_host(void* host, const void* device, std::size_t bytes,
-                    StreamState* stream) override {
-    copy_to_host_async(host, device, bytes, stream);
-    wait(stream);
+  void copy_to_host(void* host, const void* device, std::size_t bytes, StreamState*) override {
+    const RuntimeApi& api = device_api("copy from the device");
+    const DeviceScope selected(api, device_->index);
+    check(api, api.MemcpyAsync(host, device, bytes, memcpy_device_to_host, nullptr),
+          "hipMemcpyAsync(device to host, null stream)");
+    check(api, api.StreamSynchronize(nullptr), "hipStreamSynchronize(null stream)");
   }
   void copy_to_device_async(void* device, const void* host, std::size_t bytes,
                             StreamState* stream) override {
     const RuntimeApi& api = device_api("copy to the device");
-    select_device(api);
+    const DeviceScope selected(api, device_->index);
     check(api, api.MemcpyAsync(device, host, bytes, memcpy_host_to_device, stream_of(stream)),
           "hipMemcpyAsync(host to device)");
   }
   void copy_to_host_async(void* host, const void* device, std::size_t bytes,
                           StreamState* stream) override {
     const RuntimeApi& api = device_api("copy from the device");
-    select_device(api);
+    const DeviceScope selected(api, device_->index);
     check(api, api.MemcpyAsync(host, device, bytes, memcpy_device_to_host, stream_of(stream)),
           "hipMemcpyAsync(device to host)");
   }
@@ -127,12 +136,11 @@ class HipBackend final : public Backend {
   std::shared_ptr<StreamState> create_stream() override {
     // A compile-only runtime still has a default stream: one with nothing to do.
     if (!device_) return std::make_shared<IdleStream>();
-    select_device(runtime_->api);
-    return std::make_shared<HipStream>(runtime_->api);
+    return std::make_shared<HipStream>(runtime_->api, device_->index);
   }
   void synchronize() override {
     if (!device_) return;
-    select_device(runtime_->api);
+    const DeviceScope selected(runtime_->api, device_->index);
     check(runtime_->api, runtime_->api.DeviceSynchronize(), "hipDeviceSynchronize");
   }
 
@@ -153,19 +161,9 @@ class HipBackend final : public Backend {
     return runtime_->api;
   }
 
-  // HIP's current device is per thread, and launches come from any thread.
-  void select_device(const RuntimeApi& api) const {
-    check(api, api.SetDevice(device_->index), "hipSetDevice");
-  }
-
   static hipStream_t stream_of(StreamState* stream) {
     auto* hip_stream = dynamic_cast<HipStream*>(stream);
     return hip_stream ? hip_stream->handle() : nullptr;  // nullptr: HIP's null stream
-  }
-
-  void wait(StreamState* stream) const {
-    const RuntimeApi& api = runtime_->api;
-    check(api, api.StreamSynchronize(stream_of(stream)), "hipStreamSynchronize");
   }
 
   HiprtcCompiler compiler_;
@@ -192,10 +190,16 @@ std::optional<HipDeviceInfo> find_device(const RuntimeLibrary* runtime, int inde
 }  // namespace
 
 BackendProbe open_hip_backend(const BackendConfig& config) {
+  std::string no_runtime;
+  const hip::RuntimeLibrary* runtime = hip::runtime_library(no_runtime);
+  return open_hip_backend_on(runtime, no_runtime, config);
+}
+
+BackendProbe open_hip_backend_on(const hip::RuntimeLibrary* runtime, const std::string& no_runtime,
+                                 const BackendConfig& config) {
   BackendProbe probe;
   try {
-    std::string no_device;
-    const RuntimeLibrary* runtime = hip::runtime_library(no_device);
+    std::string no_device = no_runtime;
     std::optional<HipDeviceInfo> device = find_device(runtime, config.device, no_device);
     const std::string arch = env_or("STUBJIT_HIP_ARCH", "");
     if (device) {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
 
 namespace stubjit::detail::hip {
@@ -33,6 +34,36 @@ void check(const RuntimeApi& api, hipError_t result, const char* what) {
   throw BackendError(std::string("hip: ") + what + " failed: " + error_text(api, result));
 }
 
+DeviceScope::DeviceScope(const RuntimeApi& api, int device) : api_(api) {
+  check(api_, enter(device), ("hipSetDevice(" + std::to_string(device) + ")").c_str());
+}
+
+DeviceScope::DeviceScope(const RuntimeApi& api, int device, std::nothrow_t) noexcept : api_(api) {
+  if (const hipError_t result = enter(device); result != hip_success) {
+    logger().warn("hip: cannot select device {}: {}", device, error_text(api_, result));
+  }
+}
+
+hipError_t DeviceScope::enter(int device) noexcept {
+  // hipGetDevice fails only where no device can be current at all; then there is no
+  // choice of the application to put back.
+  const bool known = api_.GetDevice(&previous_) == hip_success;
+  if (!known || previous_ != device) {
+    if (const hipError_t result = api_.SetDevice(device); result != hip_success) return result;
+    switched_ = known;
+  }
+  entered_ = true;
+  return hip_success;
+}
+
+DeviceScope::~DeviceScope() {
+  if (!switched_) return;
+  if (const hipError_t result = api_.SetDevice(previous_); result != hip_success) {
+    logger().warn("hip: restoring the application's device {} failed: {}", previous_,
+                  error_text(api_, result));
+  }
+}
+
 PropertiesLayout properties_layout(bool r0600) {
   // R0000: offsetof(hipDeviceProp_t, gcnArchName) in ROCm 5.x's hip_runtime_api.h
   // (checked with Debian's ROCm 5.2 header). R0600: hipDeviceProp_tR0600 of ROCm
@@ -56,7 +87,9 @@ int count_devices(const RuntimeApi& api, std::string& reason) {
 HipDeviceInfo query_device(const RuntimeApi& api, int index) {
   HipDeviceInfo info;
   info.index = index;
-  check(api, api.SetDevice(index), "hipSetDevice");
+  // Attributes and properties take the device index; the scope only checks that the
+  // device can be selected, and leaves the thread's own choice as it was.
+  const DeviceScope selected(api, index);
   for (int p = 0; p < 3; ++p) {
     info.shape.max_block[p] = static_cast<std::uint32_t>(
         attribute(api, attribute_max_block_dim_x + p, index, "hipDeviceGetAttribute(MaxBlockDim)"));

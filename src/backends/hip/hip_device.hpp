@@ -2,6 +2,7 @@
 // the limits, wavefront size, compute units and gfx target id.
 #pragma once
 
+#include <new>
 #include <string>
 
 #include "backends/hip/hip_api.hpp"
@@ -12,6 +13,35 @@ namespace stubjit::detail::hip {
 // Throws BackendError "hip: <what> failed: <name> (<code>): <text>" unless `result`
 // is hipSuccess.
 void check(const RuntimeApi& api, hipError_t result, const char* what);
+
+// Makes `device` the calling thread's current HIP device for one scope, and puts back
+// the device the thread had (the application's choice) when the scope ends. HIP's
+// current device is per thread, launches and copies come from any thread, and an
+// application that called hipSetDevice must find its device still selected after
+// calling stubjit; so every entry into the runtime that acts on "the current device"
+// (allocation, module loading, stream creation, the null stream, device-wide
+// synchronization, device queries) is wrapped in one of these.
+class DeviceScope {
+ public:
+  // Throws BackendError when `device` cannot be selected.
+  DeviceScope(const RuntimeApi& api, int device);
+  // For destructors: never throws; entered() says whether `device` is selected.
+  DeviceScope(const RuntimeApi& api, int device, std::nothrow_t) noexcept;
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+  bool entered() const { return entered_; }
+
+ private:
+  // hipSuccess, or why `device` could not be selected.
+  hipError_t enter(int device) noexcept;
+
+  const RuntimeApi& api_;
+  int previous_ = 0;
+  bool switched_ = false;
+  bool entered_ = false;
+};
 
 struct HipDeviceInfo {
   int index = 0;

@@ -75,6 +75,7 @@ void resolve_runtime(void* handle, RuntimeApi& api, std::string& missing) {
   bind(handle, "hipRuntimeGetVersion", api.RuntimeGetVersion, missing);
   bind(handle, "hipInit", api.Init, missing);
   bind(handle, "hipGetDeviceCount", api.GetDeviceCount, missing);
+  bind(handle, "hipGetDevice", api.GetDevice, missing);
   bind(handle, "hipSetDevice", api.SetDevice, missing);
   bind(handle, "hipDeviceGetAttribute", api.DeviceGetAttribute, missing);
   bind(handle, "hipDeviceSynchronize", api.DeviceSynchronize, missing);

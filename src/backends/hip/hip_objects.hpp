@@ -1,5 +1,6 @@
 // RAII owners of HIP runtime objects: a loaded code object with its entry, and a
-// stream.
+// stream. Each is created and destroyed with its device selected (DeviceScope), so
+// the calling thread's current device is left as the application chose it.
 #pragma once
 
 #include <string>
@@ -12,8 +13,9 @@ namespace stubjit::detail::hip {
 
 class HipModule final : public LoadedModule {
  public:
-  // hipModuleLoadData + hipModuleGetFunction; throws BackendError.
-  HipModule(const RuntimeApi& api, const std::vector<char>& code_object, const std::string& entry);
+  // hipModuleLoadData + hipModuleGetFunction on `device`; throws BackendError.
+  HipModule(const RuntimeApi& api, int device, const std::vector<char>& code_object,
+            const std::string& entry);
   ~HipModule() override;
   HipModule(const HipModule&) = delete;
   HipModule& operator=(const HipModule&) = delete;
@@ -22,13 +24,14 @@ class HipModule final : public LoadedModule {
 
  private:
   const RuntimeApi& api_;
+  int device_;
   hipModule_t module_ = nullptr;
   hipFunction_t function_ = nullptr;
 };
 
 class HipStream final : public StreamState {
  public:
-  explicit HipStream(const RuntimeApi& api);  // hipStreamCreate; throws BackendError
+  HipStream(const RuntimeApi& api, int device);  // hipStreamCreate; throws BackendError
   ~HipStream() override;
   HipStream(const HipStream&) = delete;
   HipStream& operator=(const HipStream&) = delete;
@@ -38,6 +41,7 @@ class HipStream final : public StreamState {
 
  private:
   const RuntimeApi& api_;
+  int device_;
   hipStream_t stream_ = nullptr;
 };
 
