@@ -2,7 +2,7 @@
 // small forced limits visits each index exactly once, a 200000-row rank-2 domain,
 // equality with the CPU backend for the shared test kernels, streams, and compile
 // errors. Without an AMD GPU every test skips with the reason; none passes without
-// running.
+// running, and with one that stubjit cannot use every test fails (hip/gpu_support.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,33 +11,10 @@
 
 #include "common/coverage.hpp"
 #include "common/kernels.hpp"
-#include "stubjit/stubjit.hpp"
+#include "hip/gpu_support.hpp"
 
 namespace stubjit {
 namespace {
-
-// A runtime on the AMD GPU, or the reason there is none. STUBJIT_HIP_ARCH is cleared
-// so that a compile-only backend cannot stand in for a device.
-std::optional<Runtime> hip_runtime(std::string& reason,
-                                   std::optional<DeviceLimits> limits = std::nullopt) {
-  ::unsetenv("STUBJIT_HIP_ARCH");
-  RuntimeOptions options;
-  options.backend = "hip";
-  options.disk_cache = false;
-  options.limits = limits;
-  try {
-    return Runtime(options);
-  } catch (const BackendError& error) {
-    reason = error.what();
-    return std::nullopt;
-  }
-}
-
-#define HIP_RUNTIME_OR_SKIP(name, ...)                                              \
-  std::string name##_reason;                                                        \
-  std::optional<Runtime> name##_holder = hip_runtime(name##_reason, ##__VA_ARGS__); \
-  if (!name##_holder) GTEST_SKIP() << "no AMD GPU: " << name##_reason;              \
-  Runtime& name = *name##_holder
 
 class HipForcedModes : public ::testing::TestWithParam<test::CoverageCase> {};
 
