@@ -18,7 +18,7 @@ TEST_P(ForcedModes, EveryIndexOnceWithItsOwnIndex) {
   options.limits = test::tiny_limits();
   Runtime runtime(options);
   LaunchSummary summary;
-  test::check_exactly_once(runtime, test::coverage_domain(c.rank), c.mode, summary);
+  test::check_exactly_once(runtime, test::coverage_domain(c), c.mode, summary);
   EXPECT_EQ(summary.mode, c.mode);
   // Rank 1 fits one dispatch even under tiny limits; every higher rank must split.
   if (c.mode == Mode::multi && c.rank >= 2) {

@@ -25,7 +25,7 @@ TEST_P(HipForcedModes, EveryIndexOnceWithItsOwnIndex) {
   HIP_RUNTIME_OR_SKIP(device);
   HIP_RUNTIME_OR_SKIP(runtime, test::tiny_limits(device.limits().warp_size));
   LaunchSummary summary;
-  test::check_exactly_once(runtime, test::coverage_domain(c.rank), c.mode, summary);
+  test::check_exactly_once(runtime, test::coverage_domain(c), c.mode, summary);
   EXPECT_EQ(summary.mode, c.mode);
   if (c.mode == Mode::multi && c.rank >= 2) {
     EXPECT_GT(summary.dispatches, 1u);
