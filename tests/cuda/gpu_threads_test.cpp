@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "common/kernels.hpp"
+#include "common/runtime_workout.hpp"
 #include "common/stream_order.hpp"
 #include "cuda/gpu_support.hpp"
 
@@ -21,39 +22,12 @@ void* current_context() {
   return context;
 }
 
-// Allocates, copies, launches and synchronizes on `runtime`; checks the results and,
-// after every call, that the thread's current context is still `expected`.
+// Uses `runtime` for everything and checks after every call that the thread's
+// current context is still `expected`.
 void use_runtime_expecting_context(Runtime& runtime, void* expected) {
-  const auto still = [&](const char* after) {
+  test::workout_checking_after_each_call(runtime, [&](const char* after) {
     EXPECT_EQ(current_context(), expected) << "after " << after;
-  };
-  const std::int64_t n = 4096;
-  std::vector<float> x(n), y(n, 1.0f);
-  std::iota(x.begin(), x.end(), 0.0f);
-  Field fx = runtime.allocate<float>({n});
-  still("allocate");
-  Field fy = runtime.allocate<float>({n});
-  fx.copy_from(x);
-  still("copy_from");
-  fy.copy_from(y);
-  Kernel saxpy = runtime.kernel(test::saxpy_kernel());
-  saxpy.launch(Domain{n}, 2.0f, fx, fy);
-  still("launch (compile and load)");
-  saxpy.launch(Domain{n}, 2.0f, fx, fy);
-  still("launch");
-  const std::vector<float> out = fy.to_vector<float>();
-  still("to_vector");
-  for (std::int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 4.0f * x[i] + 1.0f) << i;
-  Stream stream = runtime.create_stream();
-  still("create_stream");
-  std::vector<float> back(n, 0.0f);
-  fy.copy_to_async(back.data(), back.size(), stream);
-  still("copy_to_async");
-  stream.synchronize();
-  still("Stream::synchronize");
-  EXPECT_EQ(back, out);
-  runtime.synchronize();
-  still("Runtime::synchronize");
+  });
 }
 
 TEST(CudaContext, AnotherThreadWithoutAContextKeepsNone) {
