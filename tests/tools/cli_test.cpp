@@ -297,20 +297,32 @@ TEST_F(Cli, VerifyReportsDirectoriesItCannotRead) {
     inside += fs::path(entry["path"].get<std::string>()).parent_path() == hidden;
   ASSERT_LT(inside, stubs);  // entries elsewhere are still to be checked
   std::vector<std::string> command{"cache", "verify", "--json"};
+  std::vector<std::string> environment = env();
   if (::geteuid() == 0) {
     const std::string setpriv = "/usr/bin/setpriv";
     if (::access(setpriv.c_str(), X_OK) != 0) GTEST_SKIP() << "running as root without setpriv";
-    fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::others_exec);
+    const auto everyone_enters =
+        fs::perms::owner_all | fs::perms::others_read | fs::perms::others_exec;
+    fs::permissions(dir_.path(), everyone_enters);
     for (const auto& item : fs::recursive_directory_iterator(cache_root()))
       ASSERT_EQ(::lchown(item.path().c_str(), 65534, 65534), 0) << item.path();
     ASSERT_EQ(::chown(cache_root().c_str(), 65534, 65534), 0);
-    command.insert(command.begin(),
-                   {setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", STUBJIT_TOOL});
+    // The build tree may lie where nobody cannot enter (a checkout under /root): run a
+    // copy of the command and its library from this test's own directory.
+    const fs::path bin = fs::path(dir_.path()) / "bin";
+    fs::create_directories(bin);
+    fs::copy_file(STUBJIT_TOOL, bin / "stubjit");
+    fs::copy_file(STUBJIT_LIBRARY, bin / STUBJIT_LIBRARY_SONAME);
+    for (const fs::path& item : {bin, bin / "stubjit", bin / STUBJIT_LIBRARY_SONAME})
+      fs::permissions(item, everyone_enters);
+    environment.push_back("LD_LIBRARY_PATH=" + bin.string());
+    command.insert(command.begin(), {setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
+                                     (bin / "stubjit").string()});
   } else {
     command.insert(command.begin(), STUBJIT_TOOL);
   }
   fs::permissions(hidden, fs::perms::none);
-  const ChildReport report = Child(command, env(), scratch_ / "verify.txt").wait();
+  const ChildReport report = Child(command, environment, scratch_ / "verify.txt").wait();
   fs::permissions(hidden, fs::perms::owner_all);
   EXPECT_EQ(report.exit_code, 1) << report.output << report.errors;
   const json verified = json::parse(report.output);
