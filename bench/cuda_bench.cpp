@@ -150,14 +150,7 @@ void BM_ColdCompile_StubjitOverRawNvrtc(benchmark::State& state) {
       benchmark::DoNotOptimize(raw_nvrtc_cubin(*nvrtc, source, name, options));
       return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     };
-    // Alternate which goes first, so that drift affects both alike.
-    if (iteration % 2 == 0) {
-      stubjit_ms.push_back(time_stubjit());
-      raw_ms.push_back(time_raw());
-    } else {
-      raw_ms.push_back(time_raw());
-      stubjit_ms.push_back(time_stubjit());
-    }
+    stubjit::bench::time_both_alternating(iteration, time_stubjit, stubjit_ms, time_raw, raw_ms);
     state.SetIterationTime(stubjit_ms.back() / 1e3);
     ++iteration;
   }

@@ -168,13 +168,7 @@ void BM_ColdCompile_StubjitOverRawHiprtc(benchmark::State& state) {
       benchmark::DoNotOptimize(raw_hiprtc_code_object(library->api, source, name, options));
       return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     };
-    if (iteration % 2 == 0) {
-      stubjit_ms.push_back(time_stubjit());
-      raw_ms.push_back(time_raw());
-    } else {
-      raw_ms.push_back(time_raw());
-      stubjit_ms.push_back(time_stubjit());
-    }
+    stubjit::bench::time_both_alternating(iteration, time_stubjit, stubjit_ms, time_raw, raw_ms);
     if (launched) {
       state.SkipWithError("an AMD GPU ran the launch: this benchmark measures compile-only");
       return;
