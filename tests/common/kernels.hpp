@@ -6,8 +6,16 @@
 #include <vector>
 
 #include "stubjit/kernel.hpp"
+#include "stubjit/runtime.hpp"
 
 namespace stubjit::test {
+
+// Options for a runtime on the CPU backend, whatever STUBJIT_BACKEND says.
+inline RuntimeOptions cpu_options() {
+  RuntimeOptions options;
+  options.backend = "cpu";
+  return options;
+}
 
 inline KernelSource saxpy_kernel() {
   return {

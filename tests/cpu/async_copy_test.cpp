@@ -8,14 +8,8 @@
 namespace stubjit {
 namespace {
 
-RuntimeOptions cpu() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  return options;
-}
-
 TEST(AsyncCopy, RoundTripWithALaunchOnTheSameStream) {
-  Runtime runtime(cpu());
+  Runtime runtime(test::cpu_options());
   Kernel saxpy = runtime.kernel(test::saxpy_kernel());
   const std::vector<float> x = {1, 2, 3, 4, 5};
   const std::vector<float> y = {10, 20, 30, 40, 50};
@@ -34,8 +28,8 @@ TEST(AsyncCopy, RoundTripWithALaunchOnTheSameStream) {
 }
 
 TEST(AsyncCopy, MisuseIsAFieldError) {
-  Runtime runtime(cpu());
-  Runtime other(cpu());
+  Runtime runtime(test::cpu_options());
+  Runtime other(test::cpu_options());
   Field field = runtime.allocate<float>({4});
   std::vector<float> host(4, 1.0f);
   Stream stream = runtime.create_stream();

@@ -9,14 +9,8 @@
 namespace stubjit {
 namespace {
 
-RuntimeOptions cpu() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  return options;
-}
-
 TEST(Concurrency, SixteenThreadsLaunchingANewKernelCompileItOnce) {
-  Runtime runtime(cpu());
+  Runtime runtime(test::cpu_options());
   Kernel saxpy = runtime.kernel(test::saxpy_kernel());
   constexpr int threads = 16;
   constexpr std::int64_t n = 4096;
@@ -54,7 +48,7 @@ TEST(Concurrency, SixteenThreadsLaunchingANewKernelCompileItOnce) {
 }
 
 TEST(Concurrency, DifferentKernelsCompileSideBySide) {
-  Runtime runtime(cpu());
+  Runtime runtime(test::cpu_options());
   std::vector<std::thread> pool;
   std::atomic<int> correct{0};
   for (int t = 0; t < 4; ++t) {

@@ -10,17 +10,12 @@ namespace {
 
 class Errors : public ::testing::Test {
  protected:
-  Errors() : runtime_(options()) {
+  Errors() : runtime_(test::cpu_options()) {
     saxpy_ = runtime_.kernel(test::saxpy_kernel());
     x_ = runtime_.allocate<float>({16});
     y_ = runtime_.allocate<float>({16});
     x_.copy_from(std::vector<float>(16, 1.0f));
     y_.copy_from(std::vector<float>(16, 5.0f));
-  }
-  static RuntimeOptions options() {
-    RuntimeOptions o;
-    o.backend = "cpu";
-    return o;
   }
   // Nothing ran: no launch counted and y still holds its initial values.
   void expect_nothing_ran() {
@@ -101,7 +96,7 @@ TEST_F(Errors, ProjectionOutsideTheField) {
 
 TEST_F(Errors, NullFieldAndFieldOfAnotherRuntime) {
   expect_argument_error("y", "null field", 2.0f, x_, Field{});
-  Runtime other(options());
+  Runtime other(test::cpu_options());
   Field foreign = other.allocate<float>({16});
   expect_argument_error("x", "belongs to another runtime", 2.0f, foreign, y_);
 }

@@ -10,11 +10,7 @@
 namespace stubjit {
 namespace {
 
-Runtime cpu_runtime() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  return Runtime(options);
-}
+Runtime cpu_runtime() { return Runtime(test::cpu_options()); }
 
 std::vector<float> iota_floats(std::size_t n, float start) {
   std::vector<float> v(n);

@@ -11,12 +11,6 @@
 namespace stubjit {
 namespace {
 
-RuntimeOptions cpu() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  return options;
-}
-
 template <class T>
 std::vector<T> pattern(std::size_t n, int seed) {
   std::vector<T> values(n);
@@ -37,7 +31,7 @@ Field field_with(Runtime& runtime, const std::vector<std::int64_t>& extents,
 template <class T>
 void expect_same(const std::function<Field(Runtime&, std::optional<Mode>)>& launch) {
   CUDA_RUNTIME_OR_SKIP(gpu, RuntimeOptions{});
-  Runtime host(cpu());
+  Runtime host(test::cpu_options());
   const std::vector<T> expected = launch(host, std::nullopt).template to_vector<T>();
   for (std::optional<Mode> mode : {std::optional<Mode>{}, std::optional<Mode>{Mode::spread},
                                    std::optional<Mode>{Mode::multi}}) {
