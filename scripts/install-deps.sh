@@ -1,22 +1,50 @@
 #!/usr/bin/env bash
-# Installs the Debian packages stubjit builds and tests with; installs only what is
-# missing, so a second run does nothing. GPU toolkits are not needed: the CUDA and
-# HIP backends load their libraries at run time.
+# Installs the Debian 12 packages stubjit builds and tests with, on any Debian 12
+# system, a minimal one included. A package counts as installed only when the file the
+# build reads from it is there (a CMake config file, a header, a library), so "all
+# build dependencies are installed" is never printed before a configure that fails.
+# Only what is missing is installed: a second run does nothing. GPU toolkits are not
+# needed: the CUDA and HIP backends load their libraries at run time.
 set -euo pipefail
 
-packages=(
-  cmake ninja-build pkg-config g++
-  llvm-14-dev libclang-14-dev libclang-cpp14-dev libclang-common-14-dev
-  libspdlog-dev libfmt-dev libxxhash-dev libcli11-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+# package | what the build reads from it (a glob; the first match counts)
+requirements=(
+  "cmake|/usr/bin/cmake"
+  "ninja-build|/usr/bin/ninja"
+  "pkg-config|/usr/bin/pkg-config"
+  "g++|/usr/bin/g++"
+  "llvm-14-dev|/usr/lib/llvm-14/lib/cmake/llvm/LLVMConfig.cmake"
+  # ClangConfig.cmake and ClangTargets.cmake come with clang-14, not libclang-14-dev.
+  "clang-14|/usr/lib/llvm-14/lib/cmake/clang/ClangConfig.cmake"
+  # ClangTargets.cmake refuses to load unless the static Clang libraries it names exist.
+  "libclang-14-dev|/usr/lib/llvm-14/lib/libclangBasic.a"
+  "libclang-cpp14-dev|/usr/lib/llvm-14/lib/libclang-cpp.so"
+  # Clang's own headers (stddef.h, ...), which the CPU backend's stubs compile against.
+  "libclang-common-14-dev|/usr/lib/llvm-14/lib/clang/*/include/stddef.h"
+  # LLVMConfig.cmake looks for zlib and reports "Could NOT find ZLIB" without it.
+  "zlib1g-dev|/usr/include/zlib.h"
+  "libspdlog-dev|/usr/lib/*/cmake/spdlog/spdlogConfig.cmake"
+  "libfmt-dev|/usr/lib/*/cmake/fmt/fmt-config.cmake"
+  "libxxhash-dev|/usr/lib/*/pkgconfig/libxxhash.pc"
+  "libcli11-dev|/usr/share/cmake/CLI11/CLI11Config.cmake"
+  "nlohmann-json3-dev|/usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake"
+  "libgtest-dev|/usr/lib/*/cmake/GTest/GTestConfig.cmake"
+  "libgmock-dev|/usr/include/gmock/gmock.h"
+  "libbenchmark-dev|/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake"
   # Not for building: ROCm 5.2's hipRTC, which the HIP compile tests run without a GPU.
-  libamdhip64-dev
+  "libamdhip64-dev|/usr/lib/*/libamdhip64.so"
 )
 
+present() { compgen -G "$1" >/dev/null; }
+
 missing=()
-for package in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+missing_files=()
+for requirement in "${requirements[@]}"; do
+  package=${requirement%%|*}
+  file=${requirement#*|}
+  if ! present "$file"; then
     missing+=("$package")
+    missing_files+=("$file")
   fi
 done
 
@@ -25,12 +53,50 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
-echo "stubjit: installing ${missing[*]}"
+command=(apt-get install -y --no-install-recommends "${missing[@]}")
+# dpkg may list a package whose files were removed by hand: install it again.
+for package in "${missing[@]}"; do
+  if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    command=(apt-get install -y --no-install-recommends --reinstall "${missing[@]}")
+    break
+  fi
+done
+
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "stubjit: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+  if ! command -v sudo >/dev/null; then
+    {
+      echo "stubjit: installing the build dependencies needs root, and sudo is not available."
+      echo "stubjit: as root, run"
+      echo "    apt-get update && ${command[*]}"
+      echo "stubjit: then run this script again."
+    } >&2
+    exit 1
+  fi
+  echo "stubjit: installing the build dependencies needs root: using sudo"
   sudo_cmd=(sudo)
 fi
+
+if [ -r /etc/os-release ]; then
+  # shellcheck disable=SC1091
+  . /etc/os-release
+  if [ "${ID:-}" != debian ] || [ "${VERSION_ID:-}" != 12 ]; then
+    echo "stubjit: note: this script is tested on Debian 12 only; this is ${PRETTY_NAME:-an unknown system} (see README.md, Supported systems)" >&2
+  fi
+fi
+
+echo "stubjit: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+"${sudo_cmd[@]}" "${command[@]}" -q
+
+# Never report success for a package that did not bring what the build reads.
+still_missing=()
+for i in "${!missing[@]}"; do
+  present "${missing_files[$i]}" || still_missing+=("${missing[$i]} (${missing_files[$i]})")
+done
+if [ ${#still_missing[@]} -ne 0 ]; then
+  echo "stubjit: installed, but still missing: ${still_missing[*]}" >&2
+  exit 1
+fi
+echo "stubjit: all build dependencies are installed"

@@ -4,6 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+scripts/configure.sh
 cmake --build build --target quickstart -j "$(nproc)"
 build/examples/quickstart

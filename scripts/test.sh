@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds (Release, warnings as errors) and runs the whole
-# ctest suite. This is what CI runs.
+# ctest suite. This is what CI runs. It reuses a build quickstart.sh made.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
 jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTUBJIT_WERROR=ON
+scripts/configure.sh
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure -j "$jobs"

@@ -2,16 +2,45 @@
 // choice, device limits, library search order. No NVRTC or driver needed.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "backends/cuda/cuda_device.hpp"
 #include "backends/cuda/cuda_driver.hpp"
 #include "backends/cuda/cuda_target.hpp"
 #include "backends/cuda/nvrtc_library.hpp"
 #include "backends/cuda/nvrtc_log.hpp"
+#include "backends/cuda/shared_library.hpp"
+#include "common/temp_dir.hpp"
 #include "cuda/env_guard.hpp"
 #include "stubjit/error.hpp"
 
 namespace stubjit::detail {
 namespace {
+
+// A skip reason is one short line: candidates that do not exist are not listed one by
+// one (the NVRTC search tries fifteen), only those that exist and fail to load.
+TEST(SharedLibrary, AbsentCandidatesGiveAShortReason) {
+  std::string why;
+  EXPECT_EQ(SharedLibrary::open_first({"libstubjit-absent.so.13", "libstubjit-absent.so.12",
+                                       "/nonexistent/stubjit/libstubjit-absent.so.13"},
+                                      why),
+            nullptr);
+  EXPECT_EQ(why, "not found");
+}
+
+TEST(SharedLibrary, ACandidateThatExistsButDoesNotLoadIsNamedOnce) {
+  test::TempDir dir;
+  const std::string bogus = dir.path() + "/libbogus.so.1";
+  std::ofstream(bogus) << "not an ELF file\n";
+  std::string why;
+  EXPECT_EQ(
+      SharedLibrary::open_first({"libstubjit-absent.so.1", bogus, "/nonexistent/libx.so"}, why),
+      nullptr);
+  EXPECT_NE(why.find(bogus), std::string::npos) << why;
+  EXPECT_EQ(why.find(bogus), why.rfind(bogus)) << why;
+  EXPECT_EQ(why.find("absent"), std::string::npos) << why;
+  EXPECT_EQ(why.find("nonexistent"), std::string::npos) << why;
+}
 
 TEST(NvrtcLog, DiagnosticsTakeTheFileLineColumnForm) {
   // As NVRTC 13 prints it.

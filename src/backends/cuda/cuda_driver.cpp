@@ -35,8 +35,11 @@ std::shared_ptr<const CudaDriver> load_cuda_driver() {
   auto library = SharedLibrary::open_first(cuda_driver_candidates(override_path), why);
   if (!library) {
     throw BackendError(override_path.empty()
-                           ? "no CUDA driver (" + why + ")"
-                           : "cannot load the CUDA driver from STUBJIT_CUDA_DRIVER_PATH: " + why);
+                           ? "no CUDA driver (libcuda.so.1 " +
+                                 (why == "not found" ? why : "does not load: " + why) +
+                                 "; set STUBJIT_CUDA_DRIVER_PATH)"
+                           : "cannot load the CUDA driver from STUBJIT_CUDA_DRIVER_PATH=" +
+                                 override_path + ": " + why);
   }
   auto driver = std::make_shared<CudaDriver>();
   std::string missing;

@@ -41,9 +41,11 @@ std::shared_ptr<const NvrtcLibrary> load_nvrtc() {
   std::string why;
   auto library = SharedLibrary::open_first(nvrtc_candidates(override_path), why);
   if (!library) {
-    throw BackendError(override_path.empty()
-                           ? "NVRTC not found (set STUBJIT_NVRTC_PATH to libnvrtc.so): " + why
-                           : "cannot load NVRTC from STUBJIT_NVRTC_PATH: " + why);
+    throw BackendError(
+        override_path.empty()
+            ? "NVRTC (libnvrtc.so.13, .12 or .11) " +
+                  (why == "not found" ? why : "does not load: " + why) + "; set STUBJIT_NVRTC_PATH"
+            : "cannot load NVRTC from STUBJIT_NVRTC_PATH=" + override_path + ": " + why);
   }
   auto nvrtc = std::make_shared<NvrtcLibrary>();
   std::string missing;

@@ -1,8 +1,20 @@
 #include "backends/cuda/shared_library.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 namespace stubjit::detail {
+namespace {
+
+// A candidate the loader could not find at all, as opposed to one that exists and
+// failed to load (wrong architecture, missing dependency, ...): only the latter is
+// worth a line in a reason.
+bool not_found(const std::string& candidate, const char* error) {
+  if (candidate.find('/') != std::string::npos) return ::access(candidate.c_str(), F_OK) != 0;
+  return !error || std::string(error).find("No such file or directory") != std::string::npos;
+}
+
+}  // namespace
 
 std::shared_ptr<SharedLibrary> SharedLibrary::open_first(const std::vector<std::string>& candidates,
                                                          std::string& why) {
@@ -14,9 +26,10 @@ std::shared_ptr<SharedLibrary> SharedLibrary::open_first(const std::vector<std::
       return std::shared_ptr<SharedLibrary>(new SharedLibrary(handle, candidate));
     }
     const char* error = ::dlerror();
+    if (not_found(candidate, error)) continue;
     why += (why.empty() ? "" : "; ") + (error ? std::string(error) : candidate + ": not loadable");
   }
-  if (candidates.empty()) why = "no candidate library names";
+  if (why.empty()) why = "not found";
   return nullptr;
 }
 

@@ -13,7 +13,8 @@ class SharedLibrary {
  public:
   // Opens the first candidate that loads (names go through the dynamic linker's
   // search, paths are used as given). On failure returns null and sets `why` to
-  // every candidate tried with dlerror's reason.
+  // dlerror's reason for each candidate that exists but did not load, or to "not
+  // found" when none exists: short enough for a one-line skip reason.
   static std::shared_ptr<SharedLibrary> open_first(const std::vector<std::string>& candidates,
                                                    std::string& why);
   ~SharedLibrary();
