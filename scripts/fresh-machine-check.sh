@@ -107,7 +107,9 @@ if ! in_root bash -c "cd $source_dir && scripts/quickstart.sh" >"$work/as-root.l
   sed 's/^/    | /' "$work/as-root.log"
   fail "scripts/quickstart.sh as root (log: $work/as-root.log)"
 fi
-grep -v '^\[[0-9]*/[0-9]*\] ' "$work/as-root.log" | sed 's/^/    | /' | tail -n 40
+# What a newcomer would look at: the set-up's own lines, apt's totals, the program.
+grep -E '^(stubjit|backend|plan|compiled|result|-- stubjit|Need to get|After this|[0-9]+ upgraded)' \
+  "$work/as-root.log" | sed 's/^/    | /' 
 # LLVM's CMake files report a missing optional package as "Could NOT find ...": to a
 # newcomer that reads as an error, so the set-up installs what they look for.
 if grep -q "Could NOT find" "$work/as-root.log"; then
