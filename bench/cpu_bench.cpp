@@ -48,8 +48,8 @@ BENCHMARK(BM_Launch_Stubjit);
 // The same stub's entry called directly: what remains when bind, plan, key, cache
 // lookup and packing are gone.
 void BM_Launch_DirectEntryCall(benchmark::State& state) {
-  detail::BackendProbe probe = detail::open_cpu_backend(detail::BackendConfig{});
-  detail::Backend* backend = probe.backend.get();
+  const std::unique_ptr<detail::Toolchain> toolchain = detail::make_cpu_toolchain();
+  const std::unique_ptr<detail::Device> device = detail::make_cpu_device(0);
   const KernelSource source = saxpy_source();
   detail::StubRequest request;
   request.kernel = &source;
@@ -59,8 +59,8 @@ void BM_Launch_DirectEntryCall(benchmark::State& state) {
   const detail::GeneratedStub stub = detail::generate_stub(request);
   const std::vector<std::string> no_options;
   const detail::Binary binary =
-      backend->compile({stub.source, stub.file_name, stub.entry, source.name, no_options});
-  auto module = backend->load(binary, stub.entry);
+      toolchain->compile({stub.source, stub.file_name, stub.entry, source.name, no_options});
+  auto module = device->load(binary, stub.entry);
   const detail::CpuEntry entry = static_cast<const detail::CpuModule&>(*module).entry();
 
   float x = 1.0f, y = 0.0f;

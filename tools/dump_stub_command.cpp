@@ -25,13 +25,21 @@ struct DumpFlags {
   bool stub_only = false;
 };
 
-// What a runtime of the dialect assumes unless told: CUDA warps are 32 wide; HIP
-// wavefronts 64 on GCN/CDNA (gfx9: gfx90a, gfx942), which RDNA (gfx10 and later,
-// wave32) users override with --warp-size 32.
-std::uint32_t default_warp_size(const std::string& dialect) {
-  if (dialect == "cuda") return 32;
-  if (dialect == "hip") return 64;
-  return 0;
+// The dialect as the library lists it. Its default warp width is what a runtime of
+// the dialect assumes unless told: CUDA warps are 32 wide; HIP wavefronts 64 on
+// GCN/CDNA (gfx9: gfx90a, gfx942), which RDNA (gfx10 and later, wave32) users override
+// with --warp-size 32. A dialect without one takes neither a warp width nor launch
+// bounds.
+StubDialect dialect_named(const std::string& name) {
+  for (const StubDialect& dialect : stub_dialects())
+    if (dialect.name == name) return dialect;
+  throw Error("unknown dialect '" + name + "'");
+}
+
+std::vector<std::string> dialect_names() {
+  std::vector<std::string> names;
+  for (const StubDialect& dialect : stub_dialects()) names.push_back(dialect.name);
+  return names;
 }
 
 int dump(const DumpFlags& flags, bool as_json) {
@@ -42,15 +50,16 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.rank = flags.rank;
   options.index_bits = flags.index_bits;
   options.bindings = description.bindings;
-  if (flags.dialect != "cpp") {
+  const StubDialect dialect = dialect_named(flags.dialect);
+  if (dialect.default_warp_size != 0) {
     // What a typical GPU (1024 threads per group) would give, unless set.
     options.launch_bounds =
         flags.launch_bounds
             ? flags.launch_bounds
             : max_group_threads(DeviceLimits{}, description.source.block, options.mode, flags.rank);
-    options.warp_size = flags.warp_size.value_or(default_warp_size(flags.dialect));
+    options.warp_size = flags.warp_size.value_or(dialect.default_warp_size);
   } else if (flags.launch_bounds || flags.warp_size) {
-    throw Error("--launch-bounds and --warp-size are for the GPU dialects (cuda, hip)");
+    throw Error("--launch-bounds and --warp-size are for the GPU dialects, not " + flags.dialect);
   }
   const StubSource stub = generate_stub_source(description.source, options);
   const std::string text = flags.stub_only ? stub.source.substr(stub.stub_offset) : stub.source;
@@ -85,7 +94,7 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
       ->check(CLI::Range(1, 8))
       ->capture_default_str();
   command->add_option("--dialect", flags->dialect, "cpp (CPU backend), cuda or hip")
-      ->check(CLI::IsMember({"cpp", "cuda", "hip"}))
+      ->check(CLI::IsMember(dialect_names()))
       ->capture_default_str();
   command->add_option("--index-bits", flags->index_bits, "Width of positions and indices")
       ->check(CLI::IsMember({32, 64}))

@@ -2,6 +2,8 @@
 // arithmetic sequence first + step*k for k < count.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -33,23 +35,40 @@ struct Loop {
   std::int64_t step = 1;
 };
 
+// The dimensions of a domain, outermost first: a view that iterates like a container.
+class DimRange {
+ public:
+  DimRange(const Dim* first, const Dim* last) noexcept : first_(first), last_(last) {}
+  const Dim* begin() const noexcept { return first_; }
+  const Dim* end() const noexcept { return last_; }
+  std::size_t size() const noexcept { return static_cast<std::size_t>(last_ - first_); }
+  bool empty() const noexcept { return first_ == last_; }
+  const Dim& operator[](std::size_t d) const noexcept { return first_[d]; }
+
+ private:
+  const Dim* first_;
+  const Dim* last_;
+};
+
 // A compute domain of rank 1..max_rank, chosen at run time. The constructors
 // validate everything a launch relies on, so a Domain that exists is always
 // launchable: counts >= 0, steps != 0, the total number of indices and every
-// logical index fit in int64.
+// logical index fit in int64. The dimensions are kept inline: making, copying and
+// launching over a Domain allocates nothing.
 class STUBJIT_API Domain {
  public:
   static constexpr int max_rank = 8;
 
   // Dimensions with first 0 and step 1: Domain{rows, cols}.
   Domain(std::initializer_list<std::int64_t> counts);
-  explicit Domain(std::vector<Dim> dims);
+  explicit Domain(const std::vector<Dim>& dims);
   // Fortran loop nest, outermost first: Domain::loops({{1, n}, {n, 1, -1}}).
   static Domain loops(const std::vector<Loop>& loops);
 
-  int rank() const noexcept { return static_cast<int>(dims_.size()); }
-  const Dim& operator[](int d) const { return dims_.at(static_cast<std::size_t>(d)); }
-  const std::vector<Dim>& dims() const noexcept { return dims_; }
+  int rank() const noexcept { return rank_; }
+  // Throws std::out_of_range for d outside 0..rank()-1.
+  const Dim& operator[](int d) const;
+  DimRange dims() const noexcept { return {dims_.data(), dims_.data() + rank_}; }
   // Number of logical indices: the product of the counts.
   std::int64_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
@@ -57,8 +76,11 @@ class STUBJIT_API Domain {
   std::string to_string() const;
 
  private:
+  // Copies `count` dimensions in (DomainError beyond max_rank), then validates.
+  void assign(const Dim* dims, std::size_t count);
   void validate();
-  std::vector<Dim> dims_;
+  std::array<Dim, max_rank> dims_{};
+  int rank_ = 0;
   std::int64_t size_ = 0;
 };
 

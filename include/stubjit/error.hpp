@@ -2,6 +2,7 @@
 // library; the derived types carry what a user needs to act on the failure.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -92,6 +93,23 @@ class STUBJIT_API CompileError : public Error {
 class STUBJIT_API BackendError : public Error {
  public:
   using Error::Error;
+};
+
+// A dispatch failed after earlier dispatches of the same launch were issued: those
+// ran, or are queued and will run, and cannot be taken back. Only a launch of several
+// dispatches can end this way; stubjit checks every dispatch against the device and
+// the loaded stub before issuing the first (docs/architecture.md, "All or nothing"),
+// so it takes a failure of the driver itself.
+class STUBJIT_API LaunchError : public BackendError {
+ public:
+  LaunchError(std::size_t issued, std::size_t total, const std::string& message);
+  // Dispatches issued before the one that failed (they are the plan's first `issued`).
+  std::size_t issued() const noexcept { return issued_; }
+  std::size_t total() const noexcept { return total_; }
+
+ private:
+  std::size_t issued_;
+  std::size_t total_;
 };
 
 // Misuse of a field: copy of the wrong size, a null field, a field of another runtime.

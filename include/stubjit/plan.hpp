@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -78,11 +79,44 @@ struct Dispatch {
   std::int64_t linear_end = 0;
 };
 
+// The dispatches of a plan. Up to inline_capacity of them (every plan the planner
+// makes with the default PlanPolicy for rank <= 3, and every single-dispatch plan)
+// are kept inline, so planning a launch allocates nothing; more go to the heap.
+class STUBJIT_API DispatchList {
+ public:
+  static constexpr std::size_t inline_capacity = 8;
+
+  DispatchList() = default;
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  const Dispatch* begin() const noexcept { return data(); }
+  const Dispatch* end() const noexcept { return data() + size_; }
+  Dispatch* begin() noexcept { return data(); }
+  Dispatch* end() noexcept { return data() + size_; }
+  const Dispatch& operator[](std::size_t i) const noexcept { return data()[i]; }
+  Dispatch& operator[](std::size_t i) noexcept { return data()[i]; }
+  // Throws std::out_of_range past the end.
+  const Dispatch& at(std::size_t i) const;
+  const Dispatch& front() const noexcept { return data()[0]; }
+  const Dispatch& back() const noexcept { return data()[size_ - 1]; }
+  void push_back(const Dispatch& dispatch);
+  void clear() noexcept;
+
+ private:
+  const Dispatch* data() const noexcept {
+    return size_ <= inline_capacity ? inline_.data() : heap_.data();
+  }
+  Dispatch* data() noexcept { return size_ <= inline_capacity ? inline_.data() : heap_.data(); }
+  std::array<Dispatch, inline_capacity> inline_{};
+  std::vector<Dispatch> heap_;  // every dispatch, once there are more than inline_capacity
+  std::size_t size_ = 0;
+};
+
 struct STUBJIT_API Plan {
   Mode mode = Mode::direct;
   int rank = 1;
   Extent3 block{1, 1, 1};
-  std::vector<Dispatch> dispatches;  // empty for an empty domain: nothing runs
+  DispatchList dispatches;  // empty for an empty domain: nothing runs
 
   // True when the stub flattens and raises (spread, and multi for rank > 3).
   bool spread_indexing() const noexcept {

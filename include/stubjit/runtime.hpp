@@ -1,6 +1,7 @@
 // The runtime: one backend (CPU, CUDA or HIP device), its kernels, fields and caches.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -35,6 +36,11 @@ struct RuntimeOptions {
   bool disk_cache = true;
   // Size cap of the disk cache in bytes; 0: $STUBJIT_CACHE_MAX_BYTES, else 1 GiB.
   std::uint64_t cache_max_bytes = 0;
+  // Loaded stubs the memory cache keeps for kernels to come (least recently used
+  // first out), beyond those a live Kernel handle holds; the binaries of four times as
+  // many stay in memory too. Unset: $STUBJIT_MEMORY_CACHE_STUBS, else 256. With 0, a
+  // stub is released with the last Kernel handle that used it.
+  std::optional<std::size_t> memory_cache_stubs;
 };
 
 // Counters of the stub caches, for monitoring and tests.

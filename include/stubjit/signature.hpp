@@ -2,6 +2,7 @@
 // them; the user writes only the body.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ STUBJIT_API const char* name_of(Binding binding) noexcept;
 
 // Largest rank of a field parameter or of a field.
 inline constexpr int max_field_rank = 8;
+// Most parameters a kernel's signature may have (a launch keeps its bindings inline).
+inline constexpr std::size_t max_kernel_parameters = 128;
 
 template <class T>
 Param scalar(std::string name) {

@@ -15,7 +15,7 @@
 namespace stubjit {
 
 struct StubOptions {
-  std::string dialect = "cpp";  // "cpp" (CPU backend), "cuda" or "hip"
+  std::string dialect = "cpp";  // one of stub_dialects(): "cpp" (CPU backend), "cuda", "hip"
   Mode mode = Mode::direct;
   int rank = 1;         // of the compute domain, 1..8 (direct: 1..3)
   int index_bits = 64;  // 32 or 64: the width of positions and indices
@@ -45,5 +45,13 @@ struct StubSource {
 // parameters, a projection beyond rank 8, mode direct above rank 3, a warp size or
 // launch bounds with cpp).
 STUBJIT_API StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options);
+
+// A dialect the stub writer can write, and the warp width its stubs get when
+// StubOptions::warp_size is 0 and the dialect takes one (0: it takes none).
+struct StubDialect {
+  std::string name;
+  std::uint32_t default_warp_size = 0;
+};
+STUBJIT_API std::vector<StubDialect> stub_dialects();
 
 }  // namespace stubjit

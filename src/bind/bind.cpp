@@ -1,6 +1,7 @@
 #include "bind/bind.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -96,8 +97,7 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
   return binding;
 }
 
-void check_aliasing(const Signature& signature, const Arg* args,
-                    const std::vector<std::size_t>& arg_of) {
+void check_aliasing(const Signature& signature, const Arg* args, const std::uint16_t* arg_of) {
   for (std::size_t i = 0; i < signature.size(); ++i) {
     if (signature[i].kind != ParamKind::field || signature[i].access != Access::read_write)
       continue;
@@ -147,17 +147,16 @@ bool domain_fits_int32(const Domain& domain) {
   return true;
 }
 
-void put(std::vector<unsigned char>& out, std::size_t offset, const void* value, std::size_t size) {
-  std::memcpy(out.data() + offset, value, size);
+void put(unsigned char* out, std::size_t offset, const void* value, std::size_t size) {
+  std::memcpy(out + offset, value, size);
 }
 
 }  // namespace
 
 void bind_arguments(const Signature& signature, const Domain& domain, const Arg* args,
                     std::size_t count, const RuntimeState* owner, BoundArgs& out) {
-  const std::size_t expected = static_cast<std::size_t>(
-      std::count_if(signature.begin(), signature.end(),
-                    [](const Param& p) { return p.kind != ParamKind::index; }));
+  std::size_t expected = 0;
+  for (const Param& p : signature) expected += p.kind != ParamKind::index ? 1 : 0;
   if (count != expected) {
     std::string names;
     for (const Param& p : signature) {
@@ -170,15 +169,16 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
   }
 
   out.bindings.resize(signature.size());
-  thread_local std::vector<std::size_t> arg_of;
-  arg_of.assign(signature.size(), 0);
+  // Which argument each parameter takes (index tokens take none). Signatures have at
+  // most max_kernel_parameters parameters (checked when the kernel was made).
+  std::array<std::uint16_t, max_kernel_parameters> arg_of{};
   out.fits_int32 = domain_fits_int32(domain);
   std::size_t next = 0;
   for (std::size_t i = 0; i < signature.size(); ++i) {
     const Param& param = signature[i];
     switch (param.kind) {
       case ParamKind::index:
-        out.bindings[i] = Binding::index;
+        out.bindings.set(i, Binding::index);
         continue;
       case ParamKind::scalar: {
         const Arg& arg = args[next];
@@ -186,36 +186,42 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
           throw ArgumentError(
               param.name, quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
         }
-        out.bindings[i] = Binding::scalar;
+        out.bindings.set(i, Binding::scalar);
         break;
       }
       case ParamKind::field:
-        out.bindings[i] = check_field(param, args[next], domain, owner);
+        out.bindings.set(i, check_field(param, args[next], domain, owner));
         out.fits_int32 = out.fits_int32 && field_fits_int32(*args[next].field());
         break;
     }
-    arg_of[i] = next++;
+    arg_of[i] = static_cast<std::uint16_t>(next++);
   }
-  check_aliasing(signature, args, arg_of);
+  check_aliasing(signature, args, arg_of.data());
 
-  const ArgLayout layout = arg_layout(signature, out.bindings, domain.rank());
-  out.packed.assign(layout.size, 0);
+  // The layout of arg_layout.hpp, computed slot by slot (no offset table to allocate).
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < signature.size(); ++i)
+    size += slot_size(signature[i], out.bindings[i], domain.rank());
+  out.packed.reset(size == 0 ? 8 : size);
+  unsigned char* packed = out.packed.data();
+  std::size_t at = 0;
   for (std::size_t i = 0; i < signature.size(); ++i) {
-    if (out.bindings[i] == Binding::index) continue;
+    const Binding binding = out.bindings[i];
+    const std::size_t slot = slot_size(signature[i], binding, domain.rank());
+    if (binding == Binding::index) continue;
     const Arg& arg = args[arg_of[i]];
-    std::size_t at = layout.offset[i];
-    if (out.bindings[i] == Binding::scalar) {
+    if (binding == Binding::scalar) {
       const std::uint64_t bits = arg.bits();
-      put(out.packed, at, &bits, sizeof bits);
-      continue;
+      put(packed, at, &bits, sizeof bits);
+    } else {
+      const Field& field = *arg.field();
+      void* data = field.data();
+      const std::size_t rank = field.extents().size();
+      put(packed, at, &data, sizeof data);
+      put(packed, at + 8, field.extents().data(), 8 * rank);
+      put(packed, at + 8 + 8 * rank, field.strides().data(), 8 * rank);
     }
-    const Field& field = *arg.field();
-    void* data = field.data();
-    put(out.packed, at, &data, sizeof data);
-    at += 8;
-    put(out.packed, at, field.extents().data(), 8 * field.extents().size());
-    at += 8 * field.extents().size();
-    put(out.packed, at, field.strides().data(), 8 * field.strides().size());
+    at += slot;
   }
 }
 

@@ -2,23 +2,56 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
+#include <memory>
 
 #include "stubjit/domain.hpp"
 #include "stubjit/kernel.hpp"
+#include "support/binding_list.hpp"
 
 namespace stubjit::detail {
 
+// The argument block of one launch (see arg_layout.hpp). It lives in the launch's own
+// storage: inline up to inline_capacity bytes (a dozen rank-8 fields), on the heap
+// only beyond that; never in a buffer another launch could reuse.
+class PackedArgs {
+ public:
+  static constexpr std::size_t inline_capacity = 2048;
+
+  PackedArgs() = default;
+  PackedArgs(const PackedArgs&) = delete;
+  PackedArgs& operator=(const PackedArgs&) = delete;
+
+  // `size` zeroed bytes.
+  void reset(std::size_t size) {
+    if (size > inline_capacity) {
+      heap_ = std::make_unique<unsigned char[]>(size);  // value-initialized: zero
+    } else {
+      heap_.reset();
+      for (std::size_t i = 0; i < size; ++i) inline_[i] = 0;
+    }
+    size_ = size;
+  }
+  unsigned char* data() noexcept { return heap_ ? heap_.get() : inline_; }
+  const unsigned char* data() const noexcept { return heap_ ? heap_.get() : inline_; }
+  std::size_t size() const noexcept { return size_; }
+
+ private:
+  alignas(16) unsigned char inline_[inline_capacity];
+  std::unique_ptr<unsigned char[]> heap_;
+  std::size_t size_ = 0;
+};
+
 struct BoundArgs {
-  std::vector<Binding> bindings;      // one per parameter
-  std::vector<unsigned char> packed;  // the argument block (see arg_layout.hpp)
+  BindingList bindings;  // one per parameter
+  PackedArgs packed;
   // Every position, logical index and element offset fits in int32, so a stub may
   // use the 32-bit index variant.
   bool fits_int32 = true;
 };
 
 // Throws ArgumentError/AliasError naming the parameter on any mismatch; `owner` is
-// the runtime the fields must belong to. Reuses `out`'s storage.
+// the runtime the fields must belong to. Allocates nothing unless the packed block
+// exceeds PackedArgs::inline_capacity.
 void bind_arguments(const Signature& signature, const Domain& domain, const Arg* args,
                     std::size_t count, const RuntimeState* owner, BoundArgs& out);
 

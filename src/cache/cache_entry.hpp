@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.hpp"
+#include "cache/binary.hpp"
 
 namespace stubjit::detail {
 

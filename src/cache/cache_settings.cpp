@@ -8,8 +8,8 @@
 #include <limits>
 
 #include "cache/cache_layout.hpp"
-#include "runtime/env.hpp"
-#include "runtime/log.hpp"
+#include "support/env.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 namespace {

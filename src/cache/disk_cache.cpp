@@ -9,7 +9,7 @@
 #include "cache/cache_index.hpp"
 #include "cache/cache_tag.hpp"
 #include "cache/private_files.hpp"
-#include "runtime/log.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 

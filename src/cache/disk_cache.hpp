@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "backends/backend.hpp"
+#include "cache/binary.hpp"
 #include "cache/cache_settings.hpp"
 #include "cache/disk_key.hpp"
 #include "cache/file_lock.hpp"

@@ -2,7 +2,7 @@
 
 #include <xxhash.h>
 
-#include "cache/hash.hpp"
+#include "support/hash.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -39,8 +39,9 @@ std::string path_component(const std::string& text) {
   return safe;
 }
 
-DiskKey make_disk_key(const CacheKey& key, const StubVariant& variant,
-                      const ToolchainIdentity& toolchain, const std::string& stub_source) {
+DiskKey make_disk_key(const StubIdentity& identity, const std::string& stub_source) {
+  const ToolchainIdentity& toolchain = *identity.toolchain;
+  const StubVariant& variant = identity.variant;
   DiskKey disk;
   disk.directory = path_component(toolchain.backend) + "/" + path_component(toolchain.target) +
                    "/" + name_of(variant.mode) + "-r" + std::to_string(variant.rank);
@@ -48,7 +49,7 @@ DiskKey make_disk_key(const CacheKey& key, const StubVariant& variant,
   // lines hold free text (the kernel's source): the first "layout " line is the real one.
   disk.text = "stubjit-disk-key " + std::to_string(disk_format_version) + "\n" + "layout " +
               disk.directory + "\n" + "stub " + hex64(hash64(stub_source)) + " " +
-              std::to_string(stub_source.size()) + "\n" + key.text;
+              std::to_string(stub_source.size()) + "\n" + key_text(identity);
   disk.name = hash128_hex(disk.text);
   return disk;
 }

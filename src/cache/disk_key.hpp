@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "cache/cache_key.hpp"
+#include "cache/stub_identity.hpp"
 
 namespace stubjit::detail {
 
@@ -15,7 +15,8 @@ namespace stubjit::detail {
 // entries of another version are then never found (their names differ) and, if met
 // under a colliding name, rejected by the version field.
 // 2: the key holds the kernel's source text and length-prefixed compiler options.
-inline constexpr std::uint32_t disk_format_version = 2;
+// 3: the key is a StubIdentity's text (pattern, group shape, specialized values).
+inline constexpr std::uint32_t disk_format_version = 3;
 
 struct DiskKey {
   std::string text;  // full key, stored in the entry and compared on load
@@ -26,8 +27,7 @@ struct DiskKey {
 
 // `stub_source` is the complete generated source: hashing it means a change of the
 // generator or prelude can never reuse a stale binary, even if nobody bumped a version.
-DiskKey make_disk_key(const CacheKey& key, const StubVariant& variant,
-                      const ToolchainIdentity& toolchain, const std::string& stub_source);
+DiskKey make_disk_key(const StubIdentity& identity, const std::string& stub_source);
 
 // The directory a stored key text belongs in, read back from the text; nullopt when
 // the text is not a well-formed disk key. `stubjit cache verify` uses it to check that

@@ -34,6 +34,11 @@ std::string view_type(const Param& p, const std::string& I) {
 
 class CppDialect final : public DialectEmitter {
  public:
+  const char* name() const override { return "cpp"; }
+  // Its group arithmetic is written for 64-bit positions.
+  bool supports_index32() const override { return false; }
+  bool takes_group_constants() const override { return false; }
+  std::uint32_t default_warp_size() const override { return 0; }
   const char* function_qualifiers() const override {
     return "static inline __attribute__((always_inline))";
   }

@@ -4,7 +4,9 @@
 // qualifiers.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "codegen/source_writer.hpp"
 #include "codegen/stub_request.hpp"
@@ -61,6 +63,14 @@ std::string argument_local(const Param& param);
 class DialectEmitter {
  public:
   virtual ~DialectEmitter() = default;
+  // The family's name, as toolchain traits and StubOptions::dialect spell it.
+  virtual const char* name() const = 0;
+  // Whether it can write the 32-bit index variant.
+  virtual bool supports_index32() const = 0;
+  // Whether its stubs take launch bounds and a warp width (GPU dialects).
+  virtual bool takes_group_constants() const = 0;
+  // The warp width a stub is written for when a caller gives none (dump-stub).
+  virtual std::uint32_t default_warp_size() const = 0;
   // Qualifiers of the kernel's own function, e.g. "static __device__ __forceinline__".
   virtual const char* function_qualifiers() const = 0;
   // Extension of the file the stub is compiled as.
@@ -72,6 +82,11 @@ class DialectEmitter {
 };
 
 const DialectEmitter& cpp_dialect();
-const DialectEmitter& gpu_dialect(Dialect dialect);  // cuda or hip
+const DialectEmitter& cuda_dialect();
+const DialectEmitter& hip_dialect();
+
+// Every emitter family, and the one named `name` (nullptr when there is none).
+const std::vector<const DialectEmitter*>& emitters();
+const DialectEmitter* find_emitter(const std::string& name);
 
 }  // namespace stubjit::detail

@@ -14,10 +14,16 @@ const char* axis[3] = {"x", "y", "z"};
 
 class GpuDialect final : public DialectEmitter {
  public:
-  explicit GpuDialect(Dialect dialect) : dialect_(dialect) {}
+  GpuDialect(const char* name, const char* extension, std::uint32_t warp_size)
+      : name_(name), extension_(extension), warp_size_(warp_size) {}
 
+  const char* name() const override { return name_; }
+  bool supports_index32() const override { return true; }
+  bool takes_group_constants() const override { return true; }
+  // CUDA's warps are 32 wide; HIP's default is GCN/CDNA's wavefront of 64 (RDNA: 32).
+  std::uint32_t default_warp_size() const override { return warp_size_; }
   const char* function_qualifiers() const override { return "static __device__ __forceinline__"; }
-  const char* file_extension() const override { return dialect_ == Dialect::cuda ? ".cu" : ".hip"; }
+  const char* file_extension() const override { return extension_; }
 
   // The limits the host planned with, as constants the body may use (e.g. to size
   // a __shared__ array per group): the most threads a group of this stub has, which
@@ -109,15 +115,21 @@ class GpuDialect final : public DialectEmitter {
     }
   }
 
-  Dialect dialect_;
+  const char* name_;
+  const char* extension_;
+  std::uint32_t warp_size_;
 };
 
 }  // namespace
 
-const DialectEmitter& gpu_dialect(Dialect dialect) {
-  static const GpuDialect cuda(Dialect::cuda);
-  static const GpuDialect hip(Dialect::hip);
-  return dialect == Dialect::hip ? hip : cuda;
+const DialectEmitter& cuda_dialect() {
+  static const GpuDialect dialect("cuda", ".cu", 32);
+  return dialect;
+}
+
+const DialectEmitter& hip_dialect() {
+  static const GpuDialect dialect("hip", ".hip", 64);
+  return dialect;
 }
 
 }  // namespace stubjit::detail

@@ -84,6 +84,11 @@ std::string identifier_problem(std::string_view name) {
 void validate_kernel_source(const KernelSource& source) {
   if (const std::string problem = identifier_problem(source.name); !problem.empty())
     throw SignatureError("kernel name '" + source.name + "' " + problem);
+  if (source.signature.size() > max_kernel_parameters) {
+    throw SignatureError("kernel '" + source.name + "' has " +
+                         std::to_string(source.signature.size()) + " parameters; at most " +
+                         std::to_string(max_kernel_parameters) + " are allowed");
+  }
   std::set<std::string> seen;
   for (const Param& param : source.signature) {
     const std::string where = "kernel '" + source.name + "': parameter '" + param.name + "'";

@@ -1,5 +1,5 @@
-// What the stub writer needs to know: one stub per (dialect, mode, rank, index width,
-// bindings) of a kernel.
+// What the stub writer needs to know: one stub per (emitter, mode, rank, index width,
+// bindings, launch bounds, warp width) of a kernel.
 #pragma once
 
 #include <cstdint>
@@ -11,12 +11,10 @@
 
 namespace stubjit::detail {
 
-enum class Dialect : std::uint8_t { cpp, cuda, hip };
-
-const char* name_of(Dialect dialect) noexcept;
-
 struct StubRequest {
-  Dialect dialect = Dialect::cpp;
+  // The emitter family (dialect.hpp): "cpp", "cuda" or "hip". A toolchain's traits
+  // name it; nothing in the writer compares backend names.
+  std::string emitter = "cpp";
   Mode mode = Mode::direct;
   int rank = 1;
   int index_bits = 64;  // 32 or 64
@@ -41,5 +39,11 @@ GeneratedStub generate_stub(const StubRequest& request);
 
 // "stubjit_<kernel>_<mode>_r<rank>".
 std::string entry_name(const std::string& kernel, Mode mode, int rank);
+
+// The stub generator's version and a hash of the prelude: what a cached binary
+// depends on besides its request, so that a binary from another generator is never
+// reused. Bump generator_version when generated code changes for the same inputs.
+inline constexpr int generator_version = 2;
+const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

@@ -1,5 +1,6 @@
 // The public face of the stub writer (stubjit/stub.hpp): checks what a caller may
 // get wrong, then asks generate_stub, the same function a runtime uses.
+#include "codegen/dialect.hpp"
 #include "codegen/identifier.hpp"
 #include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
@@ -8,11 +9,12 @@
 namespace stubjit {
 namespace {
 
-detail::Dialect dialect_named(const std::string& name) {
-  if (name == "cpp") return detail::Dialect::cpp;
-  if (name == "cuda") return detail::Dialect::cuda;
-  if (name == "hip") return detail::Dialect::hip;
-  throw Error("unknown dialect '" + name + "' (cpp, cuda or hip)");
+const detail::DialectEmitter& dialect_named(const std::string& name) {
+  if (const detail::DialectEmitter* emitter = detail::find_emitter(name)) return *emitter;
+  std::string known;
+  for (const detail::DialectEmitter* emitter : detail::emitters())
+    known += (known.empty() ? "" : ", ") + std::string(emitter->name());
+  throw Error("unknown dialect '" + name + "' (" + known + ")");
 }
 
 void check_binding(const Param& param, Binding binding, int domain_rank) {
@@ -38,7 +40,7 @@ void check_binding(const Param& param, Binding binding, int domain_rank) {
 }
 
 void check_options(const KernelSource& kernel, const StubOptions& options,
-                   detail::Dialect dialect) {
+                   const detail::DialectEmitter& dialect) {
   if (options.rank < 1 || options.rank > max_field_rank) {
     throw Error("rank " + std::to_string(options.rank) + ": a compute domain has rank 1 to " +
                 std::to_string(max_field_rank));
@@ -50,8 +52,9 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
   if (options.index_bits != 32 && options.index_bits != 64) {
     throw Error("index width " + std::to_string(options.index_bits) + ": 32 or 64");
   }
-  if (dialect == detail::Dialect::cpp && (options.launch_bounds != 0 || options.warp_size != 0)) {
-    throw Error("launch bounds and warp size are for the GPU dialects (cuda, hip), not cpp");
+  if (!dialect.takes_group_constants() && (options.launch_bounds != 0 || options.warp_size != 0)) {
+    throw Error(std::string("launch bounds and warp size are for the GPU dialects, not ") +
+                dialect.name());
   }
   if (options.bindings.size() != kernel.signature.size()) {
     throw Error("kernel '" + kernel.name + "' has " + std::to_string(kernel.signature.size()) +
@@ -66,10 +69,10 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
 
 StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options) {
   detail::validate_kernel_source(kernel);
-  const detail::Dialect dialect = dialect_named(options.dialect);
+  const detail::DialectEmitter& dialect = dialect_named(options.dialect);
   check_options(kernel, options, dialect);
   detail::StubRequest request;
-  request.dialect = dialect;
+  request.emitter = dialect.name();
   request.mode = options.mode;
   request.rank = options.rank;
   request.index_bits = options.index_bits;
@@ -80,6 +83,13 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
   detail::GeneratedStub stub = detail::generate_stub(request);
   return {std::move(stub.source), std::move(stub.entry), std::move(stub.file_name),
           stub.stub_offset};
+}
+
+std::vector<StubDialect> stub_dialects() {
+  std::vector<StubDialect> dialects;
+  for (const detail::DialectEmitter* emitter : detail::emitters())
+    dialects.push_back({emitter->name(), emitter->default_warp_size()});
+  return dialects;
 }
 
 }  // namespace stubjit

@@ -7,6 +7,7 @@
 #include "codegen/prelude.hpp"
 #include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
+#include "support/hash.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -37,22 +38,24 @@ bool has_index_param(const Signature& signature) {
   return false;
 }
 
-const DialectEmitter& emitter_for(Dialect dialect) {
-  return dialect == Dialect::cpp ? cpp_dialect() : gpu_dialect(dialect);
-}
-
 }  // namespace
 
-const char* name_of(Dialect dialect) noexcept {
-  switch (dialect) {
-    case Dialect::cpp:
-      return "cpp";
-    case Dialect::cuda:
-      return "cuda";
-    case Dialect::hip:
-      return "hip";
-  }
-  return "?";
+const std::vector<const DialectEmitter*>& emitters() {
+  static const std::vector<const DialectEmitter*> all = {&cpp_dialect(), &cuda_dialect(),
+                                                         &hip_dialect()};
+  return all;
+}
+
+const DialectEmitter* find_emitter(const std::string& name) {
+  for (const DialectEmitter* emitter : emitters())
+    if (name == emitter->name()) return emitter;
+  return nullptr;
+}
+
+const std::string& generator_fingerprint() {
+  static const std::string fingerprint =
+      std::to_string(generator_version) + " " + hex64(hash64(prelude_source()));
+  return fingerprint;
 }
 
 std::string argument_local(const Param& param) {
@@ -275,11 +278,12 @@ GeneratedStub generate_stub(const StubRequest& request) {
     throw Error("stub index width must be 32 or 64 bits, got " +
                 std::to_string(request.index_bits));
   }
-  // The CPU backend always indexes in 64 bits; its group arithmetic is written for it.
-  if (request.dialect == Dialect::cpp && request.index_bits != 64) {
-    throw Error("the C++ dialect generates 64-bit indices only");
+  const DialectEmitter* found = find_emitter(request.emitter);
+  if (!found) throw Error("no stub emitter named '" + request.emitter + "'");
+  const DialectEmitter& dialect = *found;
+  if (request.index_bits != 64 && !dialect.supports_index32()) {
+    throw Error(std::string("the ") + dialect.name() + " dialect generates 64-bit indices only");
   }
-  const DialectEmitter& dialect = emitter_for(request.dialect);
   SourceWriter out;
   StubContext context(request, out);
   GeneratedStub stub;
@@ -293,7 +297,7 @@ GeneratedStub generate_stub(const StubRequest& request) {
   stub.stub_offset = out.size();
   out.restart_numbering(stub.file_name);
   out.line(0, "// stubjit stub for kernel '" + request.kernel->name + "': dialect " +
-                  name_of(request.dialect) + ", mode " + name_of(request.mode) + ", rank " +
+                  dialect.name() + ", mode " + name_of(request.mode) + ", rank " +
                   std::to_string(request.rank) + ", index i" + std::to_string(request.index_bits));
   out.line(0, "// bindings: " + describe_bindings(request));
   dialect.emit_preamble(context);

@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 #include "stubjit/error.hpp"
 
@@ -30,11 +31,33 @@ Dim Dim::loop(std::int64_t first, std::int64_t last, std::int64_t step) {
 }
 
 Domain::Domain(std::initializer_list<std::int64_t> counts) {
-  for (std::int64_t count : counts) dims_.push_back(Dim{0, count, 1});
+  if (counts.size() > static_cast<std::size_t>(max_rank)) {
+    throw DomainError(-1, "domain rank must be 1.." + std::to_string(max_rank) + ", got " +
+                              std::to_string(counts.size()));
+  }
+  for (std::int64_t count : counts) dims_[static_cast<std::size_t>(rank_++)] = Dim{0, count, 1};
   validate();
 }
 
-Domain::Domain(std::vector<Dim> dims) : dims_(std::move(dims)) { validate(); }
+Domain::Domain(const std::vector<Dim>& dims) { assign(dims.data(), dims.size()); }
+
+void Domain::assign(const Dim* dims, std::size_t count) {
+  if (count > static_cast<std::size_t>(max_rank)) {
+    throw DomainError(-1, "domain rank must be 1.." + std::to_string(max_rank) + ", got " +
+                              std::to_string(count));
+  }
+  for (std::size_t d = 0; d < count; ++d) dims_[d] = dims[d];
+  rank_ = static_cast<int>(count);
+  validate();
+}
+
+const Dim& Domain::operator[](int d) const {
+  if (d < 0 || d >= rank_) {
+    throw std::out_of_range("domain dimension " + std::to_string(d) + " of a rank-" +
+                            std::to_string(rank_) + " domain");
+  }
+  return dims_[static_cast<std::size_t>(d)];
+}
 
 Domain Domain::loops(const std::vector<Loop>& loops) {
   std::vector<Dim> dims;
@@ -51,7 +74,7 @@ Domain Domain::loops(const std::vector<Loop>& loops) {
 }
 
 void Domain::validate() {
-  if (dims_.empty() || rank() > max_rank) {
+  if (rank_ == 0 || rank_ > max_rank) {
     throw DomainError(-1, "domain rank must be 1.." + std::to_string(max_rank) + ", got " +
                               std::to_string(rank()));
   }
@@ -85,7 +108,7 @@ void Domain::validate() {
 std::string Domain::to_string() const {
   std::ostringstream out;
   out << '[';
-  for (std::size_t d = 0; d < dims_.size(); ++d) {
+  for (std::size_t d = 0; d < static_cast<std::size_t>(rank_); ++d) {
     if (d) out << ", ";
     out << dims_[d].first << ':' << dims_[d].count << ':' << dims_[d].step;
   }

@@ -156,7 +156,7 @@ u64 direct_piece_count(const Request& r, const Extent3& b) {
 
 // The patent's approach 3: tile the domain with direct dispatches, each carrying
 // its origin. Order: z outermost, x innermost.
-std::vector<Dispatch> direct_pieces(const Request& r, const Extent3& b) {
+DispatchList direct_pieces(const Request& r, const Extent3& b) {
   const int rank = r.domain.rank();
   u64 span[3] = {1, 1, 1};
   u64 pieces[3] = {1, 1, 1};
@@ -164,8 +164,7 @@ std::vector<Dispatch> direct_pieces(const Request& r, const Extent3& b) {
     span[p] = piece_span(r, b, p);
     pieces[p] = div_ceil(direct_count(r.domain, p), span[p]);
   }
-  std::vector<Dispatch> out;
-  out.reserve(static_cast<std::size_t>(pieces[0] * pieces[1] * pieces[2]));
+  DispatchList out;
   for (u64 kz = 0; kz < pieces[2]; ++kz) {
     for (u64 ky = 0; ky < pieces[1]; ++ky) {
       for (u64 kx = 0; kx < pieces[0]; ++kx) {
@@ -246,11 +245,11 @@ u64 spread_chunk_count(const Request& r, const Extent3& b) {
   return div_ceil(static_cast<u64>(r.domain.size()), spread_chunk_threads(r, b));
 }
 
-std::vector<Dispatch> spread_chunks(const Request& r, const Extent3& b) {
+DispatchList spread_chunks(const Request& r, const Extent3& b) {
   const u64 total = static_cast<u64>(r.domain.size());
   const u64 chunk = spread_chunk_threads(r, b);
   const auto cap = spread_caps(r.limits, b);
-  std::vector<Dispatch> out;
+  DispatchList out;
   for (u64 begin = 0; begin < total; begin += std::min(chunk, total - begin)) {
     Dispatch d;
     const u64 end = begin + std::min(chunk, total - begin);

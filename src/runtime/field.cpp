@@ -98,24 +98,36 @@ void Field::check_stream(const Stream& stream) const {
 
 void Field::copy_from_bytes(const void* host, std::size_t bytes) {
   check_copy(bytes, true);
-  if (bytes) runtime_->backend->copy_to_device(data_, host, bytes, runtime_->default_stream.get());
+  if (bytes) {
+    runtime_->device_for("copy to the device")
+        .copy_to_device(data_, host, bytes, runtime_->default_stream.get());
+  }
 }
 
 void Field::copy_to_bytes(void* host, std::size_t bytes) const {
   check_copy(bytes, false);
-  if (bytes) runtime_->backend->copy_to_host(host, data_, bytes, runtime_->default_stream.get());
+  if (bytes) {
+    runtime_->device_for("copy from the device")
+        .copy_to_host(host, data_, bytes, runtime_->default_stream.get());
+  }
 }
 
 void Field::copy_from_bytes_async(const void* host, std::size_t bytes, const Stream& stream) {
   check_copy(bytes, true);
   check_stream(stream);
-  if (bytes) runtime_->backend->copy_to_device_async(data_, host, bytes, stream.state());
+  if (bytes) {
+    runtime_->device_for("copy to the device")
+        .copy_to_device_async(data_, host, bytes, stream.state());
+  }
 }
 
 void Field::copy_to_bytes_async(void* host, std::size_t bytes, const Stream& stream) const {
   check_copy(bytes, false);
   check_stream(stream);
-  if (bytes) runtime_->backend->copy_to_host_async(host, data_, bytes, stream.state());
+  if (bytes) {
+    runtime_->device_for("copy from the device")
+        .copy_to_host_async(host, data_, bytes, stream.state());
+  }
 }
 
 Field Runtime::allocate(ElementType type, const std::vector<std::int64_t>& extents, Layout layout) {
@@ -124,8 +136,9 @@ Field Runtime::allocate(ElementType type, const std::vector<std::int64_t>& exten
   const std::size_t bytes = static_cast<std::size_t>(size) * size_of(type);
   std::shared_ptr<detail::RuntimeState> runtime = state_;
   Field field;
-  field.memory_ = std::shared_ptr<void>(runtime->backend->allocate(bytes),
-                                        [runtime](void* p) { runtime->backend->deallocate(p); });
+  detail::Device& device = runtime->device_for("allocate device memory");
+  field.memory_ = std::shared_ptr<void>(device.allocate(bytes),
+                                        [runtime](void* p) { runtime->device->deallocate(p); });
   field.runtime_ = runtime;
   field.data_ = field.memory_.get();
   field.type_ = type;

@@ -1,89 +1,19 @@
-// Kernel::launch: bind -> plan -> key -> cache (codegen + compile once) -> launch.
-#include <filesystem>
-#include <fstream>
-#include <mutex>
-
+// Kernel::launch: bind -> plan -> identity -> stub (the kernel's own table, then the
+// runtime's cache, then the binary stores or the compiler) -> check -> dispatches.
+//
+// On a memory hit nothing here allocates: the bindings and packed arguments live in
+// this call's BoundArgs, the plan keeps its dispatches inline, the identity is a
+// fixed-size value, and the kernel's table is read without a lock.
+#include "stubjit/kernel.hpp"
 #include "bind/bind.hpp"
-#include "cache/hash.hpp"
-#include "codegen/stub_request.hpp"
-#include "runtime/log.hpp"
-#include "runtime/runtime_state.hpp"
+#include "codegen/identifier.hpp"
+#include "runtime/kernel_state.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
-#include "stubjit/kernel.hpp"
 
 namespace stubjit {
 namespace detail {
 namespace {
-
-StubRequest stub_request(const KernelState& kernel, const StubVariant& variant) {
-  StubRequest request;
-  request.dialect = kernel.runtime->backend->dialect();
-  request.mode = variant.mode;
-  request.rank = variant.rank;
-  request.index_bits = variant.index_bits;
-  request.kernel = &kernel.source;
-  request.bindings = variant.bindings;
-  request.max_threads_per_group = variant.max_threads_per_group;
-  request.warp_size = variant.warp_size;
-  return request;
-}
-
-void dump_stub(const RuntimeState& runtime, const GeneratedStub& stub, const CacheKey& key) {
-  namespace fs = std::filesystem;
-  static std::once_flag warned;
-  std::error_code error;
-  fs::create_directories(runtime.dump_dir, error);
-  const fs::path path =
-      fs::path(runtime.dump_dir) /
-      (stub.entry + "-" + hex64(key.hash) + fs::path(stub.file_name).extension().string());
-  std::ofstream out(path, std::ios::binary);
-  out << stub.source;
-  if (!out) {
-    std::call_once(warned,
-                   [&] { logger().warn("cannot write generated stubs to {}", runtime.dump_dir); });
-    return;
-  }
-  logger().debug("wrote {}", path.string());
-}
-
-// Codegen, then the disk cache or the compiler (stub_builder.cpp). `ran_compiler` is
-// false when the stub came from disk.
-std::shared_ptr<const CompiledStub> compile_stub(KernelState& kernel, const StubVariant& variant,
-                                                 const CacheKey& key, bool& ran_compiler) {
-  RuntimeState& runtime = *kernel.runtime;
-  const GeneratedStub stub = generate_stub(stub_request(kernel, variant));
-  if (!runtime.dump_dir.empty()) dump_stub(runtime, stub, key);
-  BuiltStub built = build_stub(runtime, stub, kernel.source.name, variant, key);
-  ran_compiler = built.compiled;
-  auto compiled = std::make_shared<CompiledStub>();
-  compiled->module = std::move(built.module);
-  compiled->entry = stub.entry;
-  compiled->variant = variant;
-  return compiled;
-}
-
-const CompiledStub& find_or_compile(KernelState& kernel, const StubVariant& variant,
-                                    bool& compiled) {
-  RuntimeState& runtime = *kernel.runtime;
-  auto& recent =
-      kernel.recent[KernelState::slot_of(variant.mode, variant.rank, variant.index_bits)];
-  if (const CompiledStub* stub = recent.load(std::memory_order_acquire);
-      stub && stub->variant.bindings == variant.bindings) {
-    runtime.memory_hits.fetch_add(1, std::memory_order_relaxed);
-    return *stub;
-  }
-  const CacheKey key = make_cache_key(kernel.identity, variant, runtime.toolchain);
-  bool created = false;
-  bool ran_compiler = false;
-  auto stub = runtime.stubs.get_or_create(
-      key, [&] { return compile_stub(kernel, variant, key, ran_compiler); }, created);
-  if (!created) runtime.memory_hits.fetch_add(1, std::memory_order_relaxed);
-  compiled = created && ran_compiler;
-  // The cache keeps the stub alive as long as the runtime, so a raw pointer is safe.
-  recent.store(stub.get(), std::memory_order_release);
-  return *stub;
-}
 
 void fill_domain(LaunchParams& lp, const Domain& domain) {
   for (int d = 0; d < domain.rank(); ++d) {
@@ -103,34 +33,110 @@ void fill_dispatch(LaunchParams& lp, const Plan& plan, const Dispatch& dispatch)
   lp.linear_end = dispatch.linear_end;
 }
 
-// Bind + plan + variant: everything a launch decides before it needs a stub.
-struct Prepared {
-  Plan plan;
-  StubVariant variant;
-};
-
-Prepared prepare(const KernelState& kernel, const Domain& domain, const Arg* args,
-                 std::size_t count, std::optional<Mode> mode, BoundArgs& bound) {
+// Bind + plan: everything a launch decides before it needs a stub.
+Plan bind_and_plan(const KernelState& kernel, const Domain& domain, const Arg* args,
+                   std::size_t count, std::optional<Mode> mode, BoundArgs& bound) {
   const RuntimeState& runtime = *kernel.runtime;
   bind_arguments(kernel.source.signature, domain, args, count, &runtime, bound);
-  Prepared prepared;
-  prepared.plan =
-      make_plan(domain, runtime.limits, kernel.source.block, runtime.options.policy, mode);
+  Plan plan = make_plan(domain, runtime.limits, kernel.source.block, runtime.options.policy, mode);
   // Overridden limits may exceed the device's: refuse here, before any dispatch runs.
-  if (runtime.options.limits) check_plan_within(prepared.plan, runtime.device_limits);
-  prepared.variant.mode = prepared.plan.mode;
-  prepared.variant.rank = domain.rank();
-  prepared.variant.index_bits = runtime.backend->prefers_index32() && bound.fits_int32 ? 32 : 64;
-  prepared.variant.bindings = bound.bindings;
-  if (runtime.backend->dialect() != Dialect::cpp) {
-    prepared.variant.max_threads_per_group =
-        max_group_threads(runtime.limits, kernel.source.block, prepared.plan.mode, domain.rank());
-    prepared.variant.warp_size = runtime.limits.warp_size;
+  if (runtime.options.limits) check_plan_within(plan, runtime.device_limits);
+  return plan;
+}
+
+StubVariant variant_of(const KernelState& kernel, const Plan& plan, const BoundArgs& bound) {
+  const RuntimeState& runtime = *kernel.runtime;
+  const TargetTraits& traits = runtime.toolchain->traits();
+  StubVariant variant;
+  variant.pattern = Pattern::forall;
+  variant.mode = plan.mode;
+  variant.rank = static_cast<std::uint8_t>(plan.rank);
+  variant.index_bits = traits.index32 && bound.fits_int32 ? 32 : 64;
+  variant.bindings = bound.bindings;
+  if (traits.launch_bounds) {
+    variant.launch_bounds = kernel.launch_bounds[static_cast<std::size_t>(plan.mode)]
+                                                [static_cast<std::size_t>(plan.rank)];
   }
-  return prepared;
+  if (traits.warp_constant) variant.warp_size = runtime.limits.warp_size;
+  return variant;
+}
+
+bool keep_failure(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const CompileError&) {
+    return true;  // the same source fails the same way: compile it once
+  } catch (...) {
+    return false;  // a device or store failure may pass: try again next time
+  }
+}
+
+// The stub for `identity`: from the kernel's own table (no lock), else the runtime's
+// cache, else built. `hold` keeps a stub the table could not take alive for the launch.
+const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bool& compiled,
+                           std::shared_ptr<const LoadedStub>& hold) {
+  RuntimeState& runtime = *kernel.runtime;
+  if (const KernelStubs::Record* record = kernel.stubs.find(identity)) {
+    if (record->failure) std::rethrow_exception(record->failure);
+    runtime.memory_hits.add();
+    return *record->stub;
+  }
+  const StubKey key{kernel.identity, runtime.toolchain_identity, identity.variant, identity.hash};
+  bool created = false;
+  bool ran_compiler = false;
+  try {
+    hold = runtime.stubs.get_or_create(
+        key, [&] { return build_stub(runtime, kernel.source, identity, ran_compiler); }, created,
+        keep_failure);
+  } catch (const CompileError&) {
+    kernel.stubs.remember(identity, nullptr, std::current_exception());
+    throw;
+  }
+  if (!created) runtime.memory_hits.add();
+  compiled = created && ran_compiler;
+  kernel.stubs.remember(identity, hold, nullptr);
+  return *hold;
+}
+
+void issue_dispatches(RuntimeState& runtime, const LoadedStub& stub, const Domain& domain,
+                      const Plan& plan, const PackedArgs& packed, StreamState* stream) {
+  Device& device = runtime.device_for("launch a kernel");
+  // All or nothing: whatever can be known before the first dispatch is checked here.
+  device.check_plan(*stub.module, plan);
+  LaunchParams lp{};
+  fill_domain(lp, domain);
+  for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
+    fill_dispatch(lp, plan, plan.dispatches[i]);
+    try {
+      device.launch(*stub.module, lp, packed.data(), packed.size(), stream);
+    } catch (const BackendError& error) {
+      if (i == 0) throw;
+      throw LaunchError(i, plan.dispatches.size(),
+                        "dispatch " + std::to_string(i + 1) + " of " +
+                            std::to_string(plan.dispatches.size()) + " of " + stub.entry +
+                            " failed after the first " + std::to_string(i) +
+                            " were issued (they ran or will run): " + error.what());
+    }
+  }
 }
 
 }  // namespace
+
+KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
+    : runtime(std::move(rt)), source(std::move(src)) {
+  validate_kernel_source(source);
+  identity = std::make_shared<const KernelIdentity>(identify(source));
+  if (runtime->toolchain->traits().launch_bounds) {
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      for (int rank = 1; rank <= Domain::max_rank; ++rank) {
+        if (mode == Mode::direct && rank > 3) continue;
+        launch_bounds[static_cast<std::size_t>(mode)][static_cast<std::size_t>(rank)] =
+            max_group_threads(runtime->limits, source.block, mode, rank);
+      }
+    }
+  }
+}
+
 }  // namespace detail
 
 const std::string& Kernel::name() const {
@@ -151,24 +157,19 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   if (options.stream && options.stream->owner() != &runtime) {
     throw Error("the stream passed to launch belongs to another runtime");
   }
-  thread_local detail::BoundArgs bound;
-  const detail::Prepared prepared =
-      detail::prepare(kernel, domain, args, count, options.mode, bound);
-  const Plan& plan = prepared.plan;
+  detail::BoundArgs bound;
+  const Plan plan = detail::bind_and_plan(kernel, domain, args, count, options.mode, bound);
   LaunchSummary summary{plan.mode, plan.rank, plan.dispatches.size(), false};
   if (plan.dispatches.empty()) return summary;
 
-  const detail::CompiledStub& stub =
-      detail::find_or_compile(kernel, prepared.variant, summary.compiled);
+  const detail::StubIdentity identity = detail::StubIdentity::of(
+      *kernel.identity, *runtime.toolchain_identity, detail::variant_of(kernel, plan, bound));
+  std::shared_ptr<const detail::LoadedStub> hold;
+  const detail::LoadedStub& stub = detail::stub_for(kernel, identity, summary.compiled, hold);
   detail::StreamState* stream =
       options.stream ? options.stream->state() : runtime.default_stream.get();
-  LaunchParams lp{};
-  detail::fill_domain(lp, domain);
-  for (const Dispatch& dispatch : plan.dispatches) {
-    detail::fill_dispatch(lp, plan, dispatch);
-    runtime.backend->launch(*stub.module, lp, bound.packed.data(), bound.packed.size(), stream);
-  }
-  runtime.launches.fetch_add(1, std::memory_order_relaxed);
+  detail::issue_dispatches(runtime, stub, domain, plan, bound.packed, stream);
+  runtime.launches.add();
   return summary;
 }
 
@@ -182,9 +183,10 @@ std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& ar
                                 std::optional<Mode> forced) const {
   if (!state_) throw Error("null kernel");
   detail::BoundArgs bound;
-  const detail::Prepared prepared =
-      detail::prepare(*state_, domain, args.data(), args.size(), forced, bound);
-  return detail::generate_stub(detail::stub_request(*state_, prepared.variant)).source;
+  const Plan plan = detail::bind_and_plan(*state_, domain, args.data(), args.size(), forced, bound);
+  return detail::generate_stub(detail::stub_request(*state_->runtime, state_->source,
+                                                    detail::variant_of(*state_, plan, bound)))
+      .source;
 }
 
 void Stream::synchronize() const {

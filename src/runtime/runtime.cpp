@@ -1,5 +1,7 @@
 #include "stubjit/runtime.hpp"
 
+#include "backends/registry.hpp"
+#include "runtime/kernel_state.hpp"
 #include "runtime/runtime_state.hpp"
 #include "stubjit/error.hpp"
 
@@ -13,20 +15,20 @@ std::vector<BackendStatus> Runtime::probe_backends() {
   for (const detail::BackendEntry& entry : detail::backend_registry()) {
     BackendStatus status;
     status.name = entry.name;
-    detail::BackendProbe probe = entry.open(detail::BackendConfig{});
-    status.available = probe.backend != nullptr;
-    status.detail = probe.backend
-                        ? probe.backend->device_description() + "; target " +
-                              probe.backend->target_id() + "; " + probe.backend->compiler_id()
-                        : probe.reason;
+    const detail::OpenedBackend opened = entry.open(detail::BackendConfig{});
+    status.available = opened.toolchain && opened.device;
+    status.detail = status.available
+                        ? opened.device->description() + "; target " +
+                              opened.toolchain->target_id() + "; " + opened.toolchain->compiler_id()
+                        : detail::unavailable_reason(entry.name, opened);
     statuses.push_back(std::move(status));
   }
   return statuses;
 }
 
-const std::string& Runtime::backend_name() const { return state_->toolchain.backend; }
-std::string Runtime::target_id() const { return state_->toolchain.target; }
-std::string Runtime::compiler_id() const { return state_->toolchain.compiler; }
+const std::string& Runtime::backend_name() const { return state_->backend_name; }
+std::string Runtime::target_id() const { return state_->toolchain_identity->target; }
+std::string Runtime::compiler_id() const { return state_->toolchain_identity->compiler; }
 const DeviceLimits& Runtime::limits() const { return state_->limits; }
 
 Kernel Runtime::kernel(KernelSource source) {
@@ -37,24 +39,28 @@ Kernel Runtime::kernel(KernelSource source) {
 
 Stream Runtime::create_stream() {
   Stream stream;
-  stream.state_ = state_->backend->create_stream();
+  stream.state_ = state_->new_stream();
   stream.runtime_ = state_;
   return stream;
 }
 
-void Runtime::synchronize() { state_->backend->synchronize(); }
+void Runtime::synchronize() {
+  if (state_->device) state_->device->synchronize();
+}
 
 CacheCounters Runtime::counters() const {
   CacheCounters counters;
   counters.compiles = state_->compiles.load(std::memory_order_relaxed);
-  counters.memory_hits = state_->memory_hits.load(std::memory_order_relaxed);
-  counters.launches = state_->launches.load(std::memory_order_relaxed);
-  counters.disk_hits = state_->disk_hits.load(std::memory_order_relaxed);
-  counters.disk_writes = state_->disk_writes.load(std::memory_order_relaxed);
-  counters.disk_rejected = state_->disk_rejected.load(std::memory_order_relaxed);
+  counters.memory_hits = state_->memory_hits.total();
+  counters.launches = state_->launches.total();
+  if (const detail::DiskStore* disk = state_->disk) {
+    counters.disk_hits = disk->counters().hits.load(std::memory_order_relaxed);
+    counters.disk_writes = disk->counters().writes.load(std::memory_order_relaxed);
+    counters.disk_rejected = disk->counters().rejected.load(std::memory_order_relaxed);
+  }
   return counters;
 }
 
-std::string Runtime::cache_dir() const { return state_->disk ? state_->disk->root() : ""; }
+std::string Runtime::cache_dir() const { return state_->disk ? state_->disk->cache().root() : ""; }
 
 }  // namespace stubjit

@@ -1,66 +1,132 @@
 #include "runtime/runtime_state.hpp"
 
-#include "codegen/identifier.hpp"
-#include "runtime/env.hpp"
-#include "runtime/log.hpp"
+#include <cstdint>
+#include <cstdlib>
+
+#include "backends/registry.hpp"
+#include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
+#include "support/env.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 namespace {
 
-std::string known_backends() {
+std::string known_backends(const std::vector<BackendEntry>& entries) {
   std::string names;
-  for (const BackendEntry& entry : backend_registry())
-    names += (names.empty() ? "" : ", ") + std::string(entry.name);
+  for (const BackendEntry& entry : entries) names += (names.empty() ? "" : ", ") + entry.name;
   return names;
+}
+
+// Nothing can be queued without a device, so there is nothing to wait for.
+class IdleStream final : public StreamState {
+ public:
+  void synchronize() override {}
+};
+
+constexpr std::size_t default_cached_stubs = 256;
+
+std::size_t cached_stub_capacity(const RuntimeOptions& options) {
+  if (options.memory_cache_stubs) return *options.memory_cache_stubs;
+  const std::string text = env_or("STUBJIT_MEMORY_CACHE_STUBS", "");
+  if (text.empty()) return default_cached_stubs;
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || text[0] == '-') {
+    logger().warn("STUBJIT_MEMORY_CACHE_STUBS={} is not a count; keeping {}", text,
+                  default_cached_stubs);
+    return default_cached_stubs;
+  }
+  return static_cast<std::size_t>(value);
 }
 
 }  // namespace
 
-std::unique_ptr<Backend> select_backend(const RuntimeOptions& options) {
+std::string unavailable_reason(const std::string& name, const OpenedBackend& opened) {
+  if (!opened.toolchain || opened.device) return opened.reason;
+  return opened.reason + " (it compiles for " + opened.toolchain->target_id() +
+         " without a device when the '" + name + "' backend is named)";
+}
+
+SelectedBackend select_backend(const RuntimeOptions& options) {
   const BackendConfig config{options.device, options.cpu_threads};
+  const std::vector<BackendEntry> entries = backend_registry();
   const std::string wanted =
       options.backend.empty() ? env_or("STUBJIT_BACKEND", "") : options.backend;
   if (!wanted.empty()) {
-    for (const BackendEntry& entry : backend_registry()) {
+    for (const BackendEntry& entry : entries) {
       if (wanted != entry.name) continue;
-      BackendConfig named = config;
-      named.named = true;
-      BackendProbe probe = entry.open(named);
-      if (!probe.backend)
-        throw BackendError("backend '" + wanted + "' is not available: " + probe.reason);
-      return std::move(probe.backend);
+      OpenedBackend opened = entry.open(config);
+      if (!opened.toolchain)
+        throw BackendError("backend '" + wanted + "' is not available: " + opened.reason);
+      if (!opened.device) {
+        logger().info("backend {} is compile-only for {}: {}", wanted,
+                      opened.toolchain->target_id(), opened.reason);
+      }
+      return {entry.name, std::move(opened.toolchain), std::move(opened.device),
+              opened.device ? std::string() : opened.reason};
     }
-    throw BackendError("unknown backend '" + wanted + "' (known: " + known_backends() + ")");
+    throw BackendError("unknown backend '" + wanted + "' (known: " + known_backends(entries) + ")");
   }
+  // Automatic selection takes only a backend that can run what it compiles.
   std::string reasons;
-  for (const BackendEntry& entry : backend_registry()) {
-    BackendProbe probe = entry.open(config);
-    if (probe.backend) return std::move(probe.backend);
-    logger().info("backend {} not available: {}", entry.name, probe.reason);
-    reasons += std::string("\n  ") + entry.name + ": " + probe.reason;
+  for (const BackendEntry& entry : entries) {
+    OpenedBackend opened = entry.open(config);
+    if (opened.toolchain && opened.device)
+      return {entry.name, std::move(opened.toolchain), std::move(opened.device), {}};
+    const std::string reason = unavailable_reason(entry.name, opened);
+    logger().info("backend {} not available: {}", entry.name, reason);
+    reasons += "\n  " + entry.name + ": " + reason;
   }
   throw BackendError("no backend is available:" + reasons);
 }
 
 RuntimeState::RuntimeState(RuntimeOptions opts)
-    : backend(select_backend(opts)), options(std::move(opts)) {
-  device_limits = backend->limits();
+    : options(std::move(opts)), stubs(cached_stub_capacity(options)) {
+  SelectedBackend selected = select_backend(options);
+  toolchain = std::move(selected.toolchain);
+  device = std::move(selected.device);
+  backend_name = selected.name;
+  no_device = selected.no_device;
+  device_limits = device ? device->limits() : toolchain->typical_limits();
   limits = options.limits ? *options.limits : device_limits;
-  // Each option stays one item: the key length-prefixes them (cache_key.hpp).
-  toolchain = ToolchainIdentity{backend->name(), backend->target_id(), backend->compiler_id(),
-                                options.compiler_options};
+
+  auto identity = std::make_shared<ToolchainIdentity>();
+  identity->backend = backend_name;
+  identity->target = toolchain->target_id();
+  identity->compiler = toolchain->compiler_id();
+  // Each option stays one item: the key length-prefixes them (stub_identity.hpp).
+  identity->options = options.compiler_options;
+  identity->generator = generator_fingerprint();
+  seal(*identity);
+  toolchain_identity = std::move(identity);
+
   dump_dir = options.dump_dir.empty() ? env_or("STUBJIT_DUMP_DIR", "") : options.dump_dir;
-  default_stream = backend->create_stream();
-  disk = DiskCache::open(resolve_cache_settings(options));
-  logger().debug("runtime on backend {} ({}), target {}, compiler {}", backend->name(),
-                 backend->device_description(), toolchain.target, toolchain.compiler);
+  default_stream = new_stream();
+  // Binaries outlive their loaded modules in memory (4 for each stub kept loaded), so
+  // that a stub evicted and asked for again loads without the compiler or the disk.
+  const std::size_t kept = cached_stub_capacity(options);
+  binaries.add(make_memory_store(kept > SIZE_MAX / 4 ? SIZE_MAX : 4 * kept));
+  if (std::unique_ptr<DiskCache> cache = DiskCache::open(resolve_cache_settings(options))) {
+    auto store = std::make_unique<DiskStore>(std::move(cache));
+    disk = store.get();
+    binaries.add(std::move(store));
+  }
+  logger().debug("runtime on backend {} ({}), target {}, compiler {}", backend_name,
+                 device ? device->description() : "compile-only: " + no_device,
+                 toolchain_identity->target, toolchain_identity->compiler);
 }
 
-KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
-    : runtime(std::move(rt)), source(std::move(src)) {
-  validate_kernel_source(source);
-  identity = identify(source);
+std::shared_ptr<StreamState> RuntimeState::new_stream() const {
+  if (device) return device->create_stream();
+  return std::make_shared<IdleStream>();
+}
+
+Device& RuntimeState::device_for(const char* action) const {
+  if (device) return *device;
+  throw BackendError("the " + backend_name + " backend is compile-only here (" + no_device +
+                     "); it compiles stubs for " + toolchain->target_id() + " but cannot " +
+                     action);
 }
 
 }  // namespace stubjit::detail

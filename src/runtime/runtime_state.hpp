@@ -1,70 +1,76 @@
 // Shared state behind Runtime, Kernel, Field and Stream handles.
 #pragma once
 
-#include <array>
 #include <atomic>
 #include <memory>
 #include <string>
 
-#include "backends/backend.hpp"
-#include "cache/cache_key.hpp"
-#include "cache/disk_cache.hpp"
+#include "backends/device.hpp"
+#include "backends/registry.hpp"
+#include "backends/toolchain.hpp"
+#include "cache/binary_store.hpp"
+#include "cache/disk_store.hpp"
 #include "cache/single_flight_cache.hpp"
+#include "cache/stub_identity.hpp"
 #include "stubjit/runtime.hpp"
+#include "support/striped_counter.hpp"
 
 namespace stubjit::detail {
 
-// A compiled and loaded stub.
-struct CompiledStub {
-  std::unique_ptr<LoadedModule> module;
+// A stub ready to launch: its module on the runtime's device (null on a compile-only
+// runtime, where nothing is loaded) and its entry point.
+struct LoadedStub {
+  std::unique_ptr<Module> module;
   std::string entry;
-  StubVariant variant;
 };
 
 class RuntimeState {
  public:
   explicit RuntimeState(RuntimeOptions options);
 
-  // Declared first so that it is destroyed last: stubs and streams use it.
-  std::unique_ptr<Backend> backend;
+  // Declared first so that they are destroyed last: stubs, fields and streams use them.
+  std::unique_ptr<Toolchain> toolchain;
+  std::unique_ptr<Device> device;  // null: compile-only (no_device says why)
+  std::string backend_name;
+  std::string no_device;
   RuntimeOptions options;
   DeviceLimits limits;         // what plans are made for (options.limits, if given)
   DeviceLimits device_limits;  // what the device itself allows
-  ToolchainIdentity toolchain;
+  std::shared_ptr<const ToolchainIdentity> toolchain_identity;
   std::string dump_dir;
   std::shared_ptr<StreamState> default_stream;
-  SingleFlightCache<CompiledStub> stubs;
-  std::unique_ptr<DiskCache> disk;  // null: memory-only
+  // Loaded stubs of this runtime's device, by identity.
+  SingleFlightCache<StubKey, LoadedStub> stubs;
+  // Binaries of this runtime's target: memory, then disk when there is one.
+  BinaryChain binaries;
+  DiskStore* disk = nullptr;  // the chain's disk store; null: memory-only
 
   std::atomic<std::uint64_t> compiles{0};
-  std::atomic<std::uint64_t> memory_hits{0};
-  std::atomic<std::uint64_t> launches{0};
-  std::atomic<std::uint64_t> disk_hits{0};
-  std::atomic<std::uint64_t> disk_writes{0};
-  std::atomic<std::uint64_t> disk_rejected{0};
+  StripedCounter memory_hits;
+  StripedCounter launches;
+
+  // A stream of the device; on a compile-only runtime one with nothing to wait for.
+  std::shared_ptr<StreamState> new_stream() const;
+
+  // The device, or a BackendError saying that this runtime is compile-only and
+  // cannot `action` (e.g. "launch a kernel").
+  Device& device_for(const char* action) const;
 };
 
-class StreamState;
+class KernelState;
 
-class KernelState {
- public:
-  KernelState(std::shared_ptr<RuntimeState> runtime, KernelSource source);
-
-  std::shared_ptr<RuntimeState> runtime;
-  KernelSource source;
-  KernelIdentity identity;
-
-  // Launch fast path: the last stub used per (mode, rank, index width), checked
-  // against the launch's bindings. The runtime's cache owns the stubs.
-  static constexpr std::size_t slot_count = 3 * 9 * 2;
-  static std::size_t slot_of(Mode mode, int rank, int index_bits) {
-    return (static_cast<std::size_t>(mode) * 9 + static_cast<std::size_t>(rank)) * 2 +
-           (index_bits == 32 ? 0 : 1);
-  }
-  std::array<std::atomic<const CompiledStub*>, slot_count> recent{};
+// Opens the backend named by options, $STUBJIT_BACKEND, or the first available one
+// that has a device.
+struct SelectedBackend {
+  std::string name;
+  std::unique_ptr<Toolchain> toolchain;
+  std::unique_ptr<Device> device;
+  std::string no_device;
 };
+SelectedBackend select_backend(const RuntimeOptions& options);
 
-// Opens the backend named by options, $STUBJIT_BACKEND, or the first available.
-std::unique_ptr<Backend> select_backend(const RuntimeOptions& options);
+// Why automatic selection skips an opened backend: its reason, and for a toolchain
+// without a device, that naming the backend gives a compile-only runtime.
+std::string unavailable_reason(const std::string& name, const OpenedBackend& opened);
 
 }  // namespace stubjit::detail

@@ -1,73 +1,118 @@
 #include "runtime/stub_builder.hpp"
 
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
 #include "cache/disk_key.hpp"
-#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
+#include "support/hash.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 namespace {
+
+void dump_stub(const RuntimeState& runtime, const GeneratedStub& stub, const DiskKey& key) {
+  namespace fs = std::filesystem;
+  static std::once_flag warned;
+  std::error_code error;
+  fs::create_directories(runtime.dump_dir, error);
+  const fs::path path =
+      fs::path(runtime.dump_dir) /
+      (stub.entry + "-" + key.name.substr(0, 16) + fs::path(stub.file_name).extension().string());
+  std::ofstream out(path, std::ios::binary);
+  out << stub.source;
+  if (!out) {
+    std::call_once(warned,
+                   [&] { logger().warn("cannot write generated stubs to {}", runtime.dump_dir); });
+    return;
+  }
+  logger().debug("wrote {}", path.string());
+}
 
 Binary compile(RuntimeState& runtime, const GeneratedStub& stub, const std::string& kernel) {
   logger().debug("compiling {} ({} bytes of source)", stub.entry, stub.source.size());
   const CompileJob job{stub.source, stub.file_name, stub.entry, kernel,
                        runtime.options.compiler_options};
-  Binary binary = runtime.backend->compile(job);
+  Binary binary = runtime.toolchain->compile(job);
   runtime.compiles.fetch_add(1, std::memory_order_relaxed);
   return binary;
 }
 
-enum class DiskOutcome { loaded, miss, rejected };
+// Loads `binary` on the device into `stub` (nothing to load on a compile-only
+// runtime: a binary there is the whole result).
+void load(RuntimeState& runtime, const Binary& binary, LoadedStub& stub) {
+  if (runtime.device) stub.module = runtime.device->load(binary, stub.entry);
+}
 
-// A verified entry that the backend then refuses to load (a binary the key did not
-// fully describe) counts as rejected like a corrupt one: compiled again, replaced.
-DiskOutcome load_from_disk(RuntimeState& runtime, const DiskKey& key, const std::string& entry,
-                           BuiltStub& built) {
-  DiskCache::Lookup lookup = runtime.disk->load(key);
-  if (lookup.found == DiskCache::Found::miss) return DiskOutcome::miss;
-  if (lookup.found == DiskCache::Found::hit) {
-    try {
-      built.module = runtime.backend->load(lookup.binary, entry);
-      runtime.disk_hits.fetch_add(1, std::memory_order_relaxed);
-      logger().debug("loaded {} from the disk cache", entry);
-      return DiskOutcome::loaded;
-    } catch (const Error& error) {
-      runtime.disk->reject(key, error.what());
-    }
+// The binary a store found, loaded. A verified entry that the device then refuses (a
+// binary the key did not fully describe) counts as rejected like a corrupt one: it
+// is reported, compiled again and replaced.
+bool load_found(RuntimeState& runtime, const DiskKey& key, BinaryChain::Found& found,
+                LoadedStub& stub) {
+  BinaryStore& store = runtime.binaries.store(found.store);
+  try {
+    load(runtime, *found.binary, stub);
+    store.counters().hits.fetch_add(1, std::memory_order_relaxed);
+    logger().debug("loaded {} from a binary store", stub.entry);
+    return true;
+  } catch (const Error& error) {
+    store.reject(key, error.what());
+    store.counters().rejected.fetch_add(1, std::memory_order_relaxed);
+    return false;
   }
-  runtime.disk_rejected.fetch_add(1, std::memory_order_relaxed);
-  return DiskOutcome::rejected;
 }
 
 }  // namespace
 
-BuiltStub build_stub(RuntimeState& runtime, const GeneratedStub& stub, const std::string& kernel,
-                     const StubVariant& variant, const CacheKey& key) {
-  BuiltStub built;
-  if (!runtime.disk) {
-    built.module = runtime.backend->load(compile(runtime, stub, kernel), stub.entry);
-    built.compiled = true;
-    return built;
+StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source,
+                         const StubVariant& variant) {
+  StubRequest request;
+  request.emitter = runtime.toolchain->traits().emitter;
+  request.mode = variant.mode;
+  request.rank = variant.rank;
+  request.index_bits = variant.index_bits;
+  request.kernel = &source;
+  request.bindings.reserve(variant.bindings.size());
+  for (std::size_t i = 0; i < variant.bindings.size(); ++i)
+    request.bindings.push_back(variant.bindings[i]);
+  request.max_threads_per_group = variant.launch_bounds;
+  request.warp_size = variant.warp_size;
+  return request;
+}
+
+std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const KernelSource& source,
+                                             const StubIdentity& identity, bool& ran_compiler) {
+  ran_compiler = false;
+  const GeneratedStub stub = generate_stub(stub_request(runtime, source, identity.variant));
+  const DiskKey key = make_disk_key(identity, stub.source);
+  if (!runtime.dump_dir.empty()) dump_stub(runtime, stub, key);
+  auto loaded = std::make_shared<LoadedStub>();
+  loaded->entry = stub.entry;
+
+  BinaryChain::Found found = runtime.binaries.find(key);
+  bool rejected = found.rejected;
+  if (found.binary) {
+    if (load_found(runtime, key, found, *loaded)) return loaded;
+    rejected = true;
   }
-  const DiskKey disk_key = make_disk_key(key, variant, runtime.toolchain, stub.source);
-  DiskOutcome outcome = load_from_disk(runtime, disk_key, stub.entry, built);
-  if (outcome == DiskOutcome::loaded) return built;
   // One compile per key across processes: whoever holds the key's lock compiles;
   // the others wait, then find the entry. After a rejected entry we compile without
   // looking again (the same bad bytes would be reported twice).
-  const FileLock lock = runtime.disk->lock(disk_key);
-  if (lock.held() && outcome == DiskOutcome::miss) {
-    outcome = load_from_disk(runtime, disk_key, stub.entry, built);
-    if (outcome == DiskOutcome::loaded) return built;
+  const std::vector<std::unique_ptr<BuildLock>> locks = runtime.binaries.lock_for_build(key);
+  bool waited = false;
+  for (const auto& lock : locks) waited = waited || lock->held();
+  if (waited && !rejected) {
+    found = runtime.binaries.find(key);
+    if (found.binary && load_found(runtime, key, found, *loaded)) return loaded;
   }
-  // Stored before it is loaded: waiters get it sooner, and a backend that can compile
-  // but not load here (CUDA compile-only on a build machine) still fills the cache.
-  const Binary binary = compile(runtime, stub, kernel);
-  if (runtime.disk->store(disk_key, binary)) {
-    runtime.disk_writes.fetch_add(1, std::memory_order_relaxed);
-  }
-  built.module = runtime.backend->load(binary, stub.entry);
-  built.compiled = true;
-  return built;
+  // Stored before it is loaded: waiters get it sooner, and a runtime that can compile
+  // but not load (compile-only on a build machine) still fills the cache.
+  const Binary binary = compile(runtime, stub, source.name);
+  ran_compiler = true;
+  runtime.binaries.put(key, binary);
+  load(runtime, binary, *loaded);
+  return loaded;
 }
 
 }  // namespace stubjit::detail

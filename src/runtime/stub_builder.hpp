@@ -1,23 +1,23 @@
-// From generated source to a loaded module: through the disk cache when the runtime
-// has one (verified hit: load without compiling; miss: compile once across
-// processes, store, load), straight through the compiler otherwise.
+// From a stub's identity to a stub ready to launch: the source from the stub writer,
+// the binary from the first store that has it (memory, then disk) or from the
+// compiler, once across processes, then loaded on the runtime's device.
 #pragma once
 
 #include <memory>
 
-#include "cache/cache_key.hpp"
+#include "cache/stub_identity.hpp"
 #include "codegen/stub_request.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace stubjit::detail {
 
-struct BuiltStub {
-  std::unique_ptr<LoadedModule> module;
-  bool compiled = false;  // the compiler ran (false: loaded from disk)
-};
+// What the stub writer gets for `variant` of `source` on this runtime's target.
+StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source,
+                         const StubVariant& variant);
 
-// Updates the runtime's compile and disk counters. Throws CompileError/BackendError.
-BuiltStub build_stub(RuntimeState& runtime, const GeneratedStub& stub, const std::string& kernel,
-                     const StubVariant& variant, const CacheKey& key);
+// Updates the runtime's compile counter and its stores' counters. `ran_compiler` is
+// set when the compiler ran. Throws CompileError or BackendError.
+std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const KernelSource& source,
+                                             const StubIdentity& identity, bool& ran_compiler);
 
 }  // namespace stubjit::detail

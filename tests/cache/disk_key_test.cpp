@@ -27,19 +27,22 @@ struct Inputs {
     t.backend = "cpu";
     t.target = "x86_64-pc-linux-gnu/skylake/1234abcd";
     t.compiler = "clang 14.0.6";
+    seal(t);
     return t;
   }
 
+  StubIdentity identity() const { return StubIdentity::of(kernel, toolchain, variant); }
   DiskKey key() const {
-    return make_disk_key(make_cache_key(kernel, variant, toolchain), variant, toolchain, source);
+    ToolchainIdentity sealed = toolchain;
+    seal(sealed);
+    return make_disk_key(StubIdentity::of(kernel, sealed, variant), source);
   }
 };
 
-TEST(DiskKey, ContainsTheMemoryKeyVersionAndSourceHash) {
+TEST(DiskKey, ContainsTheIdentityTextVersionAndSourceHash) {
   Inputs in;
   const DiskKey key = in.key();
-  const CacheKey memory = make_cache_key(in.kernel, in.variant, in.toolchain);
-  EXPECT_NE(key.text.find(memory.text), std::string::npos);
+  EXPECT_NE(key.text.find(key_text(in.identity())), std::string::npos);
   EXPECT_EQ(key.text.rfind("stubjit-disk-key " + std::to_string(disk_format_version) + "\n", 0),
             0u);
   EXPECT_NE(key.text.find("\nstub "), std::string::npos);
@@ -77,7 +80,7 @@ TEST(DiskKey, EveryInputChangesTheKey) {
   changed[1].variant.mode = Mode::multi;
   changed[2].variant.rank = 3;
   changed[3].variant.index_bits = 32;
-  changed[4].variant.bindings[1] = Binding::broadcast;
+  changed[4].variant.bindings.set(1, Binding::broadcast);
   changed[5].toolchain.target = "x86_64-pc-linux-gnu/znver3/1234abcd";
   changed[6].toolchain.compiler = "clang 15.0.7";
   changed[7].toolchain.options = {"-ffast-math"};

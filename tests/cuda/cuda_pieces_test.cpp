@@ -9,10 +9,10 @@
 #include "backends/cuda/cuda_target.hpp"
 #include "backends/cuda/nvrtc_library.hpp"
 #include "backends/cuda/nvrtc_log.hpp"
-#include "backends/cuda/shared_library.hpp"
 #include "common/temp_dir.hpp"
 #include "cuda/env_guard.hpp"
 #include "stubjit/error.hpp"
+#include "support/shared_library.hpp"
 
 namespace stubjit::detail {
 namespace {

@@ -172,12 +172,12 @@ TEST(CudaFakeDriver, AThreadAlreadyInStubjitsContextKeepsIt) {
 TEST(CudaFakeDriver, ADispatchOfNoGroupsOrOfEmptyGroupsIsRefused) {
   REQUIRE_FAKE_DRIVER();
   FakeEnvironment env;
-  const detail::BackendProbe probe = detail::open_cuda_backend(detail::BackendConfig{});
-  ASSERT_TRUE(probe.backend) << probe.reason;
-  detail::Backend& backend = *probe.backend;
+  const detail::OpenedBackend opened = detail::open_cuda_backend(detail::BackendConfig{});
+  ASSERT_TRUE(opened.device) << opened.reason;
+  detail::Device& device = *opened.device;
   // The fake loads any bytes.
-  const std::unique_ptr<detail::LoadedModule> module =
-      backend.load(detail::Binary{"cubin", {'\x7f', 'E', 'L', 'F'}}, "stubjit_k_direct_r1");
+  const std::unique_ptr<detail::Module> module =
+      device.load(detail::Binary{"cubin", {'\x7f', 'E', 'L', 'F'}}, "stubjit_k_direct_r1");
   const char args[8] = {};
   const auto dispatch = [&](int dimension, bool empty_grid) {
     LaunchParams lp{};
@@ -187,7 +187,7 @@ TEST(CudaFakeDriver, ADispatchOfNoGroupsOrOfEmptyGroupsIsRefused) {
     }
     if (dimension >= 0 && empty_grid) lp.grid[dimension] = 0;
     if (dimension >= 0 && !empty_grid) lp.block[dimension] = 0;
-    backend.launch(*module, lp, args, sizeof args, nullptr);
+    device.launch(*module, lp, args, sizeof args, nullptr);
   };
   const long launches = fake().calls("cuLaunchKernel");
   for (int dimension = 0; dimension < 3; ++dimension) {

@@ -49,7 +49,7 @@ inline std::vector<ModeRank> every_mode_and_rank() {
 inline detail::StubRequest cuda_request(const KernelSource& kernel, ModeRank at, int index_bits,
                                         std::vector<Binding> bindings = {}) {
   detail::StubRequest request;
-  request.dialect = detail::Dialect::cuda;
+  request.emitter = "cuda";
   request.mode = at.mode;
   request.rank = at.rank;
   request.index_bits = index_bits;

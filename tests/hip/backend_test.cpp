@@ -33,51 +33,58 @@ bool amd_gpu_present() {
 TEST(HipBackend, WithoutGpuOrArchItIsUnavailableWithTheReason) {
   SKIP_WITH_AMD_GPU();
   ScopedEnv arch("STUBJIT_HIP_ARCH", std::nullopt);
-  for (bool named : {false, true}) {
-    BackendConfig config;
-    config.named = named;
-    const BackendProbe probe = open_hip_backend(config);
-    EXPECT_FALSE(probe.backend);
-    EXPECT_FALSE(probe.reason.empty());
-    std::string runtime_reason;
-    if (hip::runtime_library(runtime_reason)) {
-      EXPECT_NE(probe.reason.find("no AMD GPU"), std::string::npos) << probe.reason;
-    } else {
-      EXPECT_NE(probe.reason.find("not found"), std::string::npos) << probe.reason;
-    }
+  const OpenedBackend opened = open_hip_backend(BackendConfig{});
+  EXPECT_FALSE(opened.toolchain);
+  EXPECT_FALSE(opened.device);
+  EXPECT_FALSE(opened.reason.empty());
+  std::string runtime_reason;
+  if (hip::runtime_library(runtime_reason)) {
+    EXPECT_NE(opened.reason.find("no AMD GPU"), std::string::npos) << opened.reason;
+  } else {
+    EXPECT_NE(opened.reason.find("not found"), std::string::npos) << opened.reason;
   }
+  RuntimeOptions named;
+  named.backend = "hip";
+  EXPECT_THROW(Runtime{named}, BackendError);
 }
 
+// A toolchain without a device is compile-only: automatic selection skips it and says
+// that naming the backend would give one.
 TEST(HipBackend, ArchWithoutNamingTheBackendIsNotEnough) {
   SKIP_WITH_AMD_GPU();
+  STUBJIT_REQUIRE_HIPRTC();
   ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx90a");
-  const BackendProbe probe = open_hip_backend(BackendConfig{});
-  EXPECT_FALSE(probe.backend);
-  EXPECT_NE(probe.reason.find("named"), std::string::npos) << probe.reason;
+  const OpenedBackend opened = open_hip_backend(BackendConfig{});
+  EXPECT_TRUE(opened.toolchain) << opened.reason;
+  EXPECT_FALSE(opened.device);
+  for (const BackendStatus& status : Runtime::probe_backends()) {
+    if (status.name != "hip") continue;
+    EXPECT_FALSE(status.available);
+    EXPECT_NE(status.detail.find("named"), std::string::npos) << status.detail;
+    EXPECT_NE(status.detail.find("gfx90a"), std::string::npos) << status.detail;
+  }
 }
 
 TEST(HipBackend, NamedWithArchOpensCompileOnly) {
   SKIP_WITH_AMD_GPU();
   STUBJIT_REQUIRE_HIPRTC();
   ScopedEnv arch("STUBJIT_HIP_ARCH", "gfx1030");
-  BackendConfig config;
-  config.named = true;
-  BackendProbe probe = open_hip_backend(config);
-  ASSERT_TRUE(probe.backend) << probe.reason;
-  Backend& backend = *probe.backend;
-  EXPECT_STREQ(backend.name(), "hip");
-  EXPECT_EQ(backend.dialect(), Dialect::hip);
-  EXPECT_EQ(backend.target_id(), "gfx1030");
-  EXPECT_TRUE(backend.prefers_index32());
-  EXPECT_EQ(backend.limits().warp_size, 32u);
-  EXPECT_EQ(backend.limits().max_threads_per_dim, std::uint64_t(1) << 32);
-  EXPECT_NE(backend.device_description().find("compile-only"), std::string::npos);
-  EXPECT_EQ(backend.compiler_id().rfind("hiprtc ", 0), 0u);
+  OpenedBackend opened = open_hip_backend(BackendConfig{});
+  ASSERT_TRUE(opened.toolchain) << opened.reason;
+  EXPECT_FALSE(opened.device);
+  const Toolchain& toolchain = *opened.toolchain;
+  EXPECT_EQ(toolchain.traits().emitter, "hip");
+  EXPECT_TRUE(toolchain.traits().index32);
+  EXPECT_TRUE(toolchain.traits().launch_bounds);
+  EXPECT_EQ(toolchain.target_id(), "gfx1030");
+  EXPECT_EQ(toolchain.typical_limits().warp_size, 32u);
+  EXPECT_EQ(toolchain.typical_limits().max_threads_per_dim, std::uint64_t(1) << 32);
+  EXPECT_EQ(toolchain.compiler_id().rfind("hiprtc ", 0), 0u);
 
-  // Compiles like a backend with a device...
+  // Compiles like a backend with a device.
   const KernelSource kernel = test::saxpy_kernel();
   StubRequest request;
-  request.dialect = Dialect::hip;
+  request.emitter = "hip";
   request.mode = Mode::spread;
   request.rank = 2;
   request.kernel = &kernel;
@@ -86,27 +93,29 @@ TEST(HipBackend, NamedWithArchOpensCompileOnly) {
   const GeneratedStub stub = generate_stub(request);
   const std::vector<std::string> none;
   const Binary binary =
-      backend.compile({stub.source, stub.file_name, stub.entry, kernel.name, none});
+      toolchain.compile({stub.source, stub.file_name, stub.entry, kernel.name, none});
   const auto elf = test::read_elf(binary.bytes);
   ASSERT_TRUE(elf);
   EXPECT_TRUE(elf->defines(stub.entry));
 
-  // ...but whatever needs a device says why it cannot.
+  // A runtime that names the backend is compile-only: whatever needs a device says
+  // why it cannot.
+  RuntimeOptions options;
+  options.backend = "hip";
+  options.disk_cache = false;
+  Runtime runtime(options);
   try {
-    backend.allocate(16);
+    runtime.allocate<float>({16});
     FAIL() << "allocated without a device";
   } catch (const BackendError& error) {
     EXPECT_NE(std::string(error.what()).find("compile-only"), std::string::npos) << error.what();
     EXPECT_NE(std::string(error.what()).find("gfx1030"), std::string::npos) << error.what();
   }
-  // Loading keeps the compiled stub (nothing to load it into); launching refuses.
-  std::unique_ptr<LoadedModule> module;
-  ASSERT_NO_THROW(module = backend.load(binary, stub.entry));
-  EXPECT_THROW(backend.launch(*module, LaunchParams{}, nullptr, 0, nullptr), BackendError);
-  EXPECT_THROW(backend.load(Binary{"cubin", binary.bytes}, stub.entry), BackendError);
-  EXPECT_THROW(backend.copy_to_device(nullptr, nullptr, 0, nullptr), BackendError);
-  EXPECT_NO_THROW(backend.create_stream()->synchronize());
-  EXPECT_NO_THROW(backend.synchronize());
+  std::vector<float> host(4);
+  Field wrapped = runtime.wrap(host.data(), {4});
+  EXPECT_THROW(wrapped.copy_from(host), BackendError);
+  EXPECT_NO_THROW(runtime.create_stream().synchronize());
+  EXPECT_NO_THROW(runtime.synchronize());
 }
 
 TEST(HipBackend, MalformedOrUnknownArchIsTheReason) {
@@ -114,11 +123,9 @@ TEST(HipBackend, MalformedOrUnknownArchIsTheReason) {
   STUBJIT_REQUIRE_HIPRTC();
   for (const char* bad : {"sm_90", "gfx9999"}) {
     ScopedEnv arch("STUBJIT_HIP_ARCH", bad);
-    BackendConfig config;
-    config.named = true;
-    const BackendProbe probe = open_hip_backend(config);
-    EXPECT_FALSE(probe.backend);
-    EXPECT_NE(probe.reason.find(bad), std::string::npos) << probe.reason;
+    const OpenedBackend opened = open_hip_backend(BackendConfig{});
+    EXPECT_FALSE(opened.toolchain);
+    EXPECT_NE(opened.reason.find(bad), std::string::npos) << opened.reason;
   }
 }
 

@@ -35,7 +35,7 @@ StubRequest hip_request(const KernelSource& kernel, Mode mode, int rank, int ind
   hip::HipDeviceShape shape;
   shape.wavefront_size = hip::default_wavefront_size(arch);
   StubRequest request;
-  request.dialect = Dialect::hip;
+  request.emitter = "hip";
   request.mode = mode;
   request.rank = rank;
   request.index_bits = index_bits;
@@ -216,8 +216,7 @@ TEST(HipCompile, CompilerIdNamesHiprtcAndItsVersion) {
 // crashes (hip_library.cpp): compile with both in one process, in both orders.
 TEST(HipCompile, CoexistsWithTheCpuBackendsClang) {
   STUBJIT_REQUIRE_HIPRTC();
-  BackendProbe cpu = open_cpu_backend(BackendConfig{});
-  ASSERT_TRUE(cpu.backend) << cpu.reason;
+  const std::unique_ptr<Toolchain> cpu = make_cpu_toolchain();
   const KernelSource kernel = test::saxpy_kernel();
   StubRequest cpu_request;
   cpu_request.kernel = &kernel;
@@ -228,8 +227,8 @@ TEST(HipCompile, CoexistsWithTheCpuBackendsClang) {
   const std::vector<std::string> none;
   const HiprtcCompiler compiler("gfx90a");
   for (int round = 0; round < 2; ++round) {
-    EXPECT_NO_THROW(cpu.backend->compile(
-        {cpu_stub.source, cpu_stub.file_name, cpu_stub.entry, kernel.name, none}));
+    EXPECT_NO_THROW(
+        cpu->compile({cpu_stub.source, cpu_stub.file_name, cpu_stub.entry, kernel.name, none}));
     const GeneratedStub stub = generate_stub(hip_request(kernel, Mode::spread, 3, 64, "gfx90a"));
     expect_code_object(compile(compiler, stub, kernel.name), stub.entry, "gfx90a");
   }

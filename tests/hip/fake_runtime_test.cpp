@@ -68,13 +68,12 @@ struct FakeEnvironment {
 };
 
 // The HIP backend on fake device 0.
-std::unique_ptr<Backend> open_on_device_0() {
+OpenedBackend open_on_device_0() {
   BackendConfig config;
   config.device = 0;
-  config.named = true;
-  BackendProbe probe = open_hip_backend_on(&*fake().library, "", config);
-  EXPECT_TRUE(probe.backend) << probe.reason;
-  return std::move(probe.backend);
+  OpenedBackend opened = open_hip_backend_on(&*fake().library, "", config);
+  EXPECT_TRUE(opened.device) << opened.reason;
+  return opened;
 }
 
 #define REQUIRE_FAKE_RUNTIME()                                                           \
@@ -87,19 +86,20 @@ TEST(HipFakeRuntime, OpeningLeavesTheApplicationsDeviceSelected) {
   REQUIRE_FAKE_RUNTIME();
   FakeEnvironment env;
   ASSERT_EQ(fake().set_device(1), 0);
-  const std::unique_ptr<Backend> backend = open_on_device_0();
-  ASSERT_TRUE(backend);
+  const OpenedBackend opened = open_on_device_0();
+  ASSERT_TRUE(opened.device);
   EXPECT_EQ(fake().current(), 1);
-  EXPECT_EQ(backend->target_id(), "gfx90a:sramecc+:xnack-");
-  EXPECT_EQ(backend->limits().warp_size, 64u);
+  EXPECT_EQ(opened.toolchain->target_id(), "gfx90a:sramecc+:xnack-");
+  EXPECT_EQ(opened.device->limits().warp_size, 64u);
   fake().set_device(0);
 }
 
 TEST(HipFakeRuntime, EveryCallActsOnTheBackendsDeviceAndTheApplicationsStaysSelected) {
   REQUIRE_FAKE_RUNTIME();
   FakeEnvironment env;
-  std::unique_ptr<Backend> backend = open_on_device_0();
-  ASSERT_TRUE(backend);
+  OpenedBackend opened = open_on_device_0();
+  ASSERT_TRUE(opened.device);
+  Device* backend = opened.device.get();
   const FakeRuntime& runtime = fake();
   std::thread application([&] {
     ASSERT_EQ(runtime.set_device(1), 0);  // the application works on device 1
@@ -139,7 +139,7 @@ TEST(HipFakeRuntime, EveryCallActsOnTheBackendsDeviceAndTheApplicationsStaysSele
     backend->copy_to_host_async(received, memory, sizeof received, stream.get());
     EXPECT_EQ(runtime.stream_at_last("hipMemcpyAsync(device to host)"), handle);
 
-    std::unique_ptr<LoadedModule> module =
+    std::unique_ptr<Module> module =
         backend->load(Binary{"amdgpu-code-object", {'\x7f', 'E', 'L', 'F'}}, "stubjit_k_spread_r1");
     on_device_0("hipModuleLoadData", "load");
     LaunchParams lp{};

@@ -33,8 +33,8 @@ TEST(Bind, PacksScalarsAndFieldDescriptors) {
   const Arg args[] = {2.5f, fx, fy};
   BoundArgs bound;
   bind_arguments(signature, Domain{3, 4}, args, 3, fy.owner(), bound);
-  ASSERT_EQ(bound.bindings,
-            (std::vector<Binding>{Binding::scalar, Binding::projection, Binding::projection}));
+  ASSERT_TRUE(bound.bindings ==
+              BindingList({Binding::scalar, Binding::projection, Binding::projection}));
   ASSERT_EQ(bound.packed.size(), 88u);
   float a = 0;
   std::memcpy(&a, bound.packed.data(), sizeof a);

@@ -24,17 +24,17 @@ KernelSource indexed() {
           {}};
 }
 
-StubRequest request(const KernelSource& kernel, Dialect dialect, Mode mode, int rank,
+StubRequest request(const KernelSource& kernel, const std::string& emitter, Mode mode, int rank,
                     std::vector<Binding> bindings, int bits = 64) {
   StubRequest r;
-  r.dialect = dialect;
+  r.emitter = emitter;
   r.mode = mode;
   r.rank = rank;
   r.index_bits = bits;
   r.kernel = &kernel;
   r.bindings = std::move(bindings);
-  r.max_threads_per_group = dialect == Dialect::cpp ? 0 : 256;
-  r.warp_size = dialect == Dialect::cpp ? 0 : 32;
+  r.max_threads_per_group = emitter == "cpp" ? 0 : 256;
+  r.warp_size = emitter == "cpp" ? 0 : 32;
   return r;
 }
 
@@ -61,17 +61,17 @@ void expect_snapshot(const std::string& name, const std::string& text) {
 TEST(Codegen, IndexWidthIsValidated) {
   const KernelSource k = saxpy();
   const std::vector<Binding> b = {Binding::scalar, Binding::projection, Binding::projection};
-  EXPECT_THROW(generate_stub(request(k, Dialect::cpp, Mode::direct, 1, b, 32)), Error);
-  EXPECT_THROW(generate_stub(request(k, Dialect::cuda, Mode::direct, 1, b, 16)), Error);
-  EXPECT_NO_THROW(generate_stub(request(k, Dialect::cuda, Mode::direct, 1, b, 32)));
-  EXPECT_NO_THROW(generate_stub(request(k, Dialect::hip, Mode::spread, 6, b, 64)));
+  EXPECT_THROW(generate_stub(request(k, "cpp", Mode::direct, 1, b, 32)), Error);
+  EXPECT_THROW(generate_stub(request(k, "cuda", Mode::direct, 1, b, 16)), Error);
+  EXPECT_NO_THROW(generate_stub(request(k, "cuda", Mode::direct, 1, b, 32)));
+  EXPECT_NO_THROW(generate_stub(request(k, "hip", Mode::spread, 6, b, 64)));
 }
 
 TEST(Codegen, SnapshotCppDirectRank2) {
   const KernelSource k = saxpy();
   expect_snapshot("cpp_saxpy_direct_r2.txt",
                   stub_part(generate_stub(
-                      request(k, Dialect::cpp, Mode::direct, 2,
+                      request(k, "cpp", Mode::direct, 2,
                               {Binding::scalar, Binding::projection, Binding::projection}))));
 }
 
@@ -79,7 +79,7 @@ TEST(Codegen, SnapshotCppSpreadRank4WithIndexAndBroadcast) {
   const KernelSource k = indexed();
   expect_snapshot(
       "cpp_mark_spread_r4.txt",
-      stub_part(generate_stub(request(k, Dialect::cpp, Mode::spread, 4,
+      stub_part(generate_stub(request(k, "cpp", Mode::spread, 4,
                                       {Binding::index, Binding::projection, Binding::broadcast}))));
 }
 
@@ -87,7 +87,7 @@ TEST(Codegen, SnapshotCudaMultiRank3Index32) {
   const KernelSource k = saxpy();
   expect_snapshot("cuda_saxpy_multi_r3_i32.txt",
                   stub_part(generate_stub(
-                      request(k, Dialect::cuda, Mode::multi, 3,
+                      request(k, "cuda", Mode::multi, 3,
                               {Binding::scalar, Binding::projection, Binding::projection}, 32))));
 }
 
@@ -95,16 +95,15 @@ TEST(Codegen, SnapshotHipSpreadRank5) {
   const KernelSource k = saxpy();
   expect_snapshot("hip_saxpy_spread_r5.txt",
                   stub_part(generate_stub(
-                      request(k, Dialect::hip, Mode::spread, 5,
+                      request(k, "hip", Mode::spread, 5,
                               {Binding::scalar, Binding::projection, Binding::projection}))));
 }
 
 TEST(Codegen, BodyAppearsOnceUnderItsOwnLineMapping) {
   KernelSource k = saxpy();
   k.body = "float t = a * x;\ny = t + y;";
-  const GeneratedStub stub =
-      generate_stub(request(k, Dialect::cpp, Mode::direct, 1,
-                            {Binding::scalar, Binding::projection, Binding::projection}));
+  const GeneratedStub stub = generate_stub(request(
+      k, "cpp", Mode::direct, 1, {Binding::scalar, Binding::projection, Binding::projection}));
   const std::string& s = stub.source;
   const std::size_t body = s.find(k.body);
   ASSERT_NE(body, std::string::npos);
@@ -135,7 +134,7 @@ TEST(Codegen, BodyAppearsOnceUnderItsOwnLineMapping) {
 TEST(Codegen, ArgumentLayoutIsAssertedInTheStub) {
   const KernelSource k = saxpy();
   const std::string s =
-      generate_stub(request(k, Dialect::cpp, Mode::direct, 2,
+      generate_stub(request(k, "cpp", Mode::direct, 2,
                             {Binding::scalar, Binding::projection, Binding::projection}))
           .source;
   // scalar 8 bytes; each rank-2 field slot 8 + 2*16.
@@ -148,7 +147,7 @@ TEST(Codegen, ArgumentLayoutIsAssertedInTheStub) {
 TEST(Codegen, GpuEntryHasLaunchBoundsAndReadOnlyRestrict) {
   const KernelSource k = saxpy();
   const std::string s =
-      generate_stub(request(k, Dialect::cuda, Mode::direct, 1,
+      generate_stub(request(k, "cuda", Mode::direct, 1,
                             {Binding::scalar, Binding::projection, Binding::projection}))
           .source;
   // One number for the bounds and the constant the body sees.

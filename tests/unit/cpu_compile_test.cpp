@@ -13,8 +13,7 @@ namespace stubjit::detail {
 namespace {
 
 TEST(CpuCompile, ObjectIsX86ElfDefiningTheEntry) {
-  BackendProbe probe = open_cpu_backend(BackendConfig{});
-  ASSERT_TRUE(probe.backend) << probe.reason;
+  const std::unique_ptr<Toolchain> toolchain = make_cpu_toolchain();
   const KernelSource source{
       "saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;"};
   StubRequest request;
@@ -25,7 +24,7 @@ TEST(CpuCompile, ObjectIsX86ElfDefiningTheEntry) {
   const GeneratedStub stub = generate_stub(request);
   const std::vector<std::string> options;
   const Binary binary =
-      probe.backend->compile({stub.source, stub.file_name, stub.entry, source.name, options});
+      toolchain->compile({stub.source, stub.file_name, stub.entry, source.name, options});
   EXPECT_EQ(binary.format, "elf-object");
   const auto elf = test::read_elf(binary.bytes);
   ASSERT_TRUE(elf);
@@ -51,8 +50,7 @@ TEST(CpuCompile, ElfReaderRejectsWhatIsNotAnElfImage) {
 }
 
 TEST(CpuCompile, ExtraCompilerOptionsReachClang) {
-  BackendProbe probe = open_cpu_backend(BackendConfig{});
-  ASSERT_TRUE(probe.backend);
+  const std::unique_ptr<Toolchain> toolchain = make_cpu_toolchain();
   const KernelSource source{
       "opt", {inout<float>("y")}, "#ifndef STUBJIT_TEST_FLAG\n#error flag missing\n#endif\ny = 1;"};
   StubRequest request;
@@ -60,11 +58,10 @@ TEST(CpuCompile, ExtraCompilerOptionsReachClang) {
   request.bindings = {Binding::projection};
   const GeneratedStub stub = generate_stub(request);
   const std::vector<std::string> none;
-  EXPECT_THROW(probe.backend->compile({stub.source, stub.file_name, stub.entry, source.name, none}),
+  EXPECT_THROW(toolchain->compile({stub.source, stub.file_name, stub.entry, source.name, none}),
                CompileError);
   const std::vector<std::string> flag = {"-DSTUBJIT_TEST_FLAG"};
-  EXPECT_NO_THROW(
-      probe.backend->compile({stub.source, stub.file_name, stub.entry, source.name, flag}));
+  EXPECT_NO_THROW(toolchain->compile({stub.source, stub.file_name, stub.entry, source.name, flag}));
 }
 
 // The innermost run of every CPU stub must vectorize (restrict parameters, one

@@ -6,16 +6,30 @@
 #include <future>
 #include <thread>
 
-#include "cache/hash.hpp"
 #include "cache/single_flight_cache.hpp"
+#include "support/hash.hpp"
 
 namespace stubjit::detail {
 namespace {
 
-CacheKey key(const std::string& text) { return CacheKey{text, hash64(text)}; }
+// A key with a text and a hash that tests can force to collide.
+struct TextKey {
+  std::string text;
+  std::uint64_t hash = 0;
+  bool operator==(const TextKey& other) const { return text == other.text; }
+};
+using Cache = SingleFlightCache<TextKey, int>;
+
+TextKey key(const std::string& text) { return TextKey{text, hash64(text)}; }
+
+std::shared_ptr<const int> value_of(Cache& cache, const std::string& text, int value,
+                                    bool& created) {
+  return cache.get_or_create(
+      key(text), [&] { return std::make_shared<const int>(value); }, created);
+}
 
 TEST(SingleFlightCache, ConcurrentRequestsForOneKeyCreateOnce) {
-  SingleFlightCache<int> cache;
+  Cache cache;
   std::atomic<int> creations{0};
   std::atomic<int> created_flags{0};
   std::atomic<int> ready{0};
@@ -48,7 +62,7 @@ TEST(SingleFlightCache, ConcurrentRequestsForOneKeyCreateOnce) {
 TEST(SingleFlightCache, DifferentKeysDoNotWaitForEachOther) {
   // Key A's creation blocks until key B has been created; with one global lock
   // around creation this would deadlock (and the test would time out).
-  SingleFlightCache<int> cache;
+  Cache cache;
   std::promise<void> b_done;
   auto b_done_future = b_done.get_future();
   std::thread a([&] {
@@ -71,7 +85,7 @@ TEST(SingleFlightCache, DifferentKeysDoNotWaitForEachOther) {
 }
 
 TEST(SingleFlightCache, FailedCreationReachesWaitersAndIsRetried) {
-  SingleFlightCache<int> cache;
+  Cache cache;
   bool created = false;
   EXPECT_THROW(
       cache.get_or_create(
@@ -87,15 +101,66 @@ TEST(SingleFlightCache, FailedCreationReachesWaitersAndIsRetried) {
 
 TEST(SingleFlightCache, KeysCompareByFullTextNotHash) {
   // Two keys forced into the same hash stay distinct entries.
-  SingleFlightCache<int> cache;
+  Cache cache;
   bool created = false;
   auto a = cache.get_or_create(
-      CacheKey{"a", 1}, [] { return std::make_shared<const int>(1); }, created);
+      TextKey{"a", 1}, [] { return std::make_shared<const int>(1); }, created);
   auto b = cache.get_or_create(
-      CacheKey{"b", 1}, [] { return std::make_shared<const int>(2); }, created);
+      TextKey{"b", 1}, [] { return std::make_shared<const int>(2); }, created);
   EXPECT_EQ(*a, 1);
   EXPECT_EQ(*b, 2);
   EXPECT_EQ(cache.size(), 2u);
+}
+
+// A failure the caller asks to keep is given to later callers without running make()
+// again (a kernel that does not compile is compiled once).
+TEST(SingleFlightCache, AKeptFailureIsNotCreatedAgain) {
+  Cache cache;
+  int runs = 0;
+  const auto failing = [&]() -> std::shared_ptr<const int> {
+    ++runs;
+    throw std::invalid_argument("does not compile");
+  };
+  const auto keep = [](const std::exception_ptr&) { return true; };
+  bool created = false;
+  EXPECT_THROW(cache.get_or_create(key("k"), failing, created, keep), std::invalid_argument);
+  EXPECT_TRUE(created);
+  EXPECT_THROW(cache.get_or_create(key("k"), failing, created, keep), std::invalid_argument);
+  EXPECT_FALSE(created);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+// Each shard keeps its share of the capacity, least recently used first out; a value
+// a caller holds outlives its eviction.
+TEST(SingleFlightCache, CapacityEvictsTheLeastRecentlyUsed) {
+  Cache cache(Cache::shard_count);  // one finished entry per shard
+  // Keys forced into one shard by their hash.
+  const auto in_shard = [](const std::string& text) { return TextKey{text, 5}; };
+  bool created = false;
+  std::shared_ptr<const int> held = cache.get_or_create(
+      in_shard("a"), [] { return std::make_shared<const int>(1); }, created);
+  cache.get_or_create(
+      in_shard("b"), [] { return std::make_shared<const int>(2); }, created);
+  EXPECT_EQ(cache.size(), 1u);  // "a" went
+  EXPECT_EQ(*held, 1);          // but what its caller holds is still there
+  cache.get_or_create(
+      in_shard("a"), [] { return std::make_shared<const int>(3); }, created);
+  EXPECT_TRUE(created);
+  cache.get_or_create(
+      in_shard("a"), [] { return std::make_shared<const int>(4); }, created);
+  EXPECT_FALSE(created);  // the most recent one stays
+}
+
+TEST(SingleFlightCache, CapacityZeroKeepsNothingOnceCreated) {
+  Cache cache(0);
+  bool created = false;
+  const std::shared_ptr<const int> value = value_of(cache, "k", 1, created);
+  EXPECT_TRUE(created);
+  EXPECT_EQ(*value, 1);
+  EXPECT_EQ(cache.size(), 0u);
+  value_of(cache, "k", 2, created);
+  EXPECT_TRUE(created);
 }
 
 }  // namespace

@@ -16,8 +16,8 @@
 
 #include <mutex>
 
-#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.hpp"
+#include "backends/toolchain.hpp"
 
 namespace stubjit::detail {
 

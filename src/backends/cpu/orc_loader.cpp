@@ -9,8 +9,8 @@
 #include <atomic>
 #include <mutex>
 
-#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 

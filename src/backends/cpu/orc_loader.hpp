@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.hpp"
+#include "backends/device.hpp"
 #include "stubjit/launch.h"
 
 namespace stubjit::detail {
@@ -16,7 +16,7 @@ using CpuEntry = void (*)(const void* args, const LaunchParams* lp, u64 group_be
 
 class OrcLoader;
 
-class CpuModule final : public LoadedModule {
+class CpuModule final : public Module {
  public:
   CpuModule(std::shared_ptr<OrcLoader> loader, void* dylib, CpuEntry entry);
   ~CpuModule() override;

@@ -1,14 +1,26 @@
-// The CUDA backend: NVRTC + the CUDA driver API, both loaded at run time.
+// The CUDA backend: NVRTC (the toolchain) and the CUDA driver API (the device), both
+// loaded at run time.
 #pragma once
 
-#include "backends/backend.hpp"
+#include <memory>
+
+#include "backends/cuda/cuda_context.hpp"
+#include "backends/cuda/cuda_device.hpp"
+#include "backends/cuda/nvrtc_compiler.hpp"
+#include "backends/registry.hpp"
 
 namespace stubjit::detail {
 
-// Needs NVRTC, the driver and a device `config.device`; otherwise reports why not.
-// When the backend is named (config.named) and STUBJIT_CUDA_ARCH is set on a machine
-// without a usable device, opens compile-only for that architecture instead.
+// NVRTC for one target: CUBIN (or PTX) for the device's sm_XY, or for the
+// architecture STUBJIT_CUDA_ARCH names where there is no device.
+std::unique_ptr<Toolchain> make_cuda_toolchain(NvrtcCompiler compiler);
+std::unique_ptr<Device> make_cuda_device(std::shared_ptr<const CudaContext> context,
+                                         CudaDeviceInfo device);
+
+// Needs NVRTC; with the driver and device `config.device`, a toolchain for that
+// device's architecture and the device. Without a usable device, a toolchain alone
+// (compile-only) when STUBJIT_CUDA_ARCH names an architecture, and the reason.
 // STUBJIT_CUDA_PTX=1 compiles stubs to PTX rather than CUBIN (docs/cuda.md).
-BackendProbe open_cuda_backend(const BackendConfig& config);
+OpenedBackend open_cuda_backend(const BackendConfig& config);
 
 }  // namespace stubjit::detail

@@ -1,6 +1,6 @@
 #include "backends/cuda/cuda_context.hpp"
 
-#include "runtime/log.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 

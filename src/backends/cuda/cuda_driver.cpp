@@ -1,7 +1,7 @@
 #include "backends/cuda/cuda_driver.hpp"
 
-#include "runtime/env.hpp"
 #include "stubjit/error.hpp"
+#include "support/env.hpp"
 
 namespace stubjit::detail {
 

@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 

@@ -6,12 +6,12 @@
 #include <memory>
 #include <string>
 
-#include "backends/backend.hpp"
 #include "backends/cuda/cuda_context.hpp"
+#include "backends/device.hpp"
 
 namespace stubjit::detail {
 
-class CudaModule final : public LoadedModule {
+class CudaModule final : public Module {
  public:
   // Loads a "cubin" or "ptx" binary and finds `entry`; throws BackendError with the
   // driver's JIT log when it cannot.
@@ -24,6 +24,7 @@ class CudaModule final : public LoadedModule {
   // Most threads per group the compiled entry can be launched with (its launch
   // bounds, or fewer when its register use does not allow them).
   std::uint32_t max_threads() const { return max_threads_; }
+  std::uint32_t max_group_threads() const override { return max_threads_; }
 
  private:
   std::shared_ptr<const CudaContext> context_;

@@ -1,8 +1,8 @@
 #include "backends/cuda/nvrtc_compiler.hpp"
 
 #include "backends/cuda/nvrtc_log.hpp"
-#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 namespace {

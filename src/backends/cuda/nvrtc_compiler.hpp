@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.hpp"
 #include "backends/cuda/cuda_target.hpp"
 #include "backends/cuda/nvrtc_library.hpp"
+#include "backends/toolchain.hpp"
 
 namespace stubjit::detail {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "runtime/env.hpp"
 #include "stubjit/error.hpp"
+#include "support/env.hpp"
 
 namespace stubjit::detail {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "backends/cuda/cuda_api.hpp"
-#include "backends/cuda/shared_library.hpp"
+#include "support/shared_library.hpp"
 
 namespace stubjit::detail {
 

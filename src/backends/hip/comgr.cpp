@@ -1,13 +1,12 @@
 #include "backends/hip/comgr.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdint>
 #include <mutex>
 #include <vector>
 
 #include "backends/hip/hip_library.hpp"
-#include "runtime/log.hpp"
+#include "support/log.hpp"
+#include "support/shared_library.hpp"
 
 namespace stubjit::detail::hip {
 namespace {
@@ -32,12 +31,6 @@ std::vector<ComgrApi>& loaded_comgrs() {
   return apis;
 }
 
-template <class F>
-bool bind(void* handle, const char* name, F& function) {
-  function = reinterpret_cast<F>(::dlsym(handle, name));
-  return function != nullptr;
-}
-
 std::string known_processors(const ComgrApi& api) {
   std::size_t count = 0;
   if (api.get_isa_count(&count) != 0) return "unknown";
@@ -59,16 +52,19 @@ void load_comgr_isolated() {
   std::call_once(once, [] {
     for (const std::string& candidate :
          with_rocm_dirs({"libamd_comgr.so.3", "libamd_comgr.so.2"})) {
-      void* handle =
-          ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND | RTLD_NODELETE);
-      if (!handle) continue;
+      std::string why;
+      // Never unmapped (SharedLibrary uses RTLD_NODELETE): the HIP library's own
+      // dlopen of the same soname later finds this instance.
+      const std::shared_ptr<SharedLibrary> library =
+          SharedLibrary::open(candidate, why, SharedLibrary::Scope::own_first);
+      if (!library) continue;
       logger().debug("hip: loaded {} in its own symbol scope", candidate);
       ComgrApi api;
-      if (bind(handle, "amd_comgr_create_action_info", api.create_action_info) &&
-          bind(handle, "amd_comgr_destroy_action_info", api.destroy_action_info) &&
-          bind(handle, "amd_comgr_action_info_set_isa_name", api.set_isa_name) &&
-          bind(handle, "amd_comgr_get_isa_count", api.get_isa_count) &&
-          bind(handle, "amd_comgr_get_isa_name", api.get_isa_name)) {
+      if (library->bind(api.create_action_info, "amd_comgr_create_action_info") &&
+          library->bind(api.destroy_action_info, "amd_comgr_destroy_action_info") &&
+          library->bind(api.set_isa_name, "amd_comgr_action_info_set_isa_name") &&
+          library->bind(api.get_isa_count, "amd_comgr_get_isa_count") &&
+          library->bind(api.get_isa_name, "amd_comgr_get_isa_name")) {
         loaded_comgrs().push_back(api);
       }
     }

@@ -1,6 +1,7 @@
 #include "backends/hip/hip_backend.hpp"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include "backends/hip/code_object.hpp"
@@ -8,71 +9,75 @@
 #include "backends/hip/hip_objects.hpp"
 #include "backends/hip/hip_target.hpp"
 #include "backends/hip/hiprtc_compiler.hpp"
-#include "runtime/env.hpp"
-#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
+#include "support/env.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 namespace {
 
 using namespace hip;
 
-class HipBackend final : public Backend {
+// The HIP toolchain: hipRTC for one gfx target; needs no AMD GPU.
+class HipToolchain final : public Toolchain {
  public:
-  // With a device: `runtime` and `device` set. Compile-only: both null/empty and
-  // `no_device` says why.
-  HipBackend(HiprtcCompiler compiler, const RuntimeLibrary* runtime,
-             std::optional<HipDeviceInfo> device, std::string no_device)
-      : compiler_(std::move(compiler)),
-        runtime_(runtime),
-        device_(std::move(device)),
-        no_device_(std::move(no_device)) {
+  HipToolchain(HiprtcCompiler compiler, std::uint32_t wavefront_size)
+      : compiler_(std::move(compiler)) {
     HipDeviceShape shape;
-    shape.wavefront_size = default_wavefront_size(compiler_.target_id());
-    limits_ = hip_device_limits(device_ ? device_->shape : shape);
+    shape.wavefront_size = wavefront_size;
+    typical_ = hip_device_limits(shape);
+    traits_.emitter = "hip";
+    traits_.index32 = true;
+    traits_.launch_bounds = true;
+    traits_.warp_constant = true;
   }
 
-  const char* name() const override { return "hip"; }
-  Dialect dialect() const override { return Dialect::hip; }
-  DeviceLimits limits() const override { return limits_; }
+  const TargetTraits& traits() const override { return traits_; }
   std::string target_id() const override { return compiler_.target_id(); }
   std::string compiler_id() const override { return compiler_.compiler_id(); }
-  std::string device_description() const override {
-    const std::string wave = "wavefront " + std::to_string(limits_.warp_size);
-    if (!device_) return "no AMD GPU, compile-only for " + compiler_.target_id() + ", " + wave;
-    return device_->name + " (" + device_->target_id + "), " +
-           std::to_string(device_->compute_units) + " CUs, " + wave;
+  DeviceLimits typical_limits() const override { return typical_; }
+  Binary compile(const CompileJob& job) const override { return compiler_.compile(job); }
+
+ private:
+  HiprtcCompiler compiler_;
+  DeviceLimits typical_;
+  TargetTraits traits_;
+};
+
+// One AMD GPU through the HIP runtime. Each call selects the device for its own
+// duration and gives the thread back the device it had (DeviceScope).
+class HipDevice final : public Device {
+ public:
+  HipDevice(const RuntimeLibrary& runtime, HipDeviceInfo device)
+      : api_(runtime.api), device_(std::move(device)), limits_(hip_device_limits(device_.shape)) {}
+
+  DeviceLimits limits() const override { return limits_; }
+  std::string description() const override {
+    return device_.name + " (" + device_.target_id + "), " + std::to_string(device_.compute_units) +
+           " CUs, wavefront " + std::to_string(limits_.warp_size);
   }
-  bool prefers_index32() const override { return true; }
 
-  Binary compile(const CompileJob& job) override { return compiler_.compile(job); }
-
-  std::unique_ptr<LoadedModule> load(const Binary& binary, const std::string& entry) override {
+  std::unique_ptr<Module> load(const Binary& binary, const std::string& entry) override {
     if (binary.format != "amdgpu-code-object") {
       throw BackendError("the HIP backend cannot load a '" + binary.format + "' binary");
     }
-    // Compile-only: nothing to load into. Succeeding here keeps the stub cached (in
-    // memory, and a disk entry is not mistaken for a bad one); launch refuses.
-    if (!device_) return std::make_unique<UnloadedModule>();
-    return std::make_unique<HipModule>(runtime_->api, device_->index, binary.bytes, entry);
+    return std::make_unique<HipModule>(api_, device_.index, binary.bytes, entry);
   }
 
-  void launch(const LoadedModule& module, const LaunchParams& lp, const void* args, std::size_t,
+  // The stub's launch bounds are the plan's group size (the planner's maximum for the
+  // mode and rank), and AMD's compiler spills registers rather than lower them: what
+  // is left to check is what hipModuleLaunchKernel can express.
+  void check_plan(const Module&, const Plan& plan) const override {
+    for (const Dispatch& dispatch : plan.dispatches) check_dispatch(dispatch.grid, plan.block);
+  }
+
+  void launch(const Module& module, const LaunchParams& lp, const void* args, std::size_t,
               StreamState* stream) override {
-    const RuntimeApi& api = device_api("launch");
+    const RuntimeApi& api = api_;
+    check_dispatch({lp.grid[0], lp.grid[1], lp.grid[2]}, {lp.block[0], lp.block[1], lp.block[2]});
     unsigned grid[3];
-    for (int p = 0; p < 3; ++p) {
-      // The planner keeps grid * block below 2^32 per dimension (HIP's work-item
-      // count is a uint32); a dispatch that does not is refused, never wrapped.
-      // (Compared by division: a product of an overridden huge grid could wrap.)
-      if (lp.grid[p] == 0 || lp.block[p] == 0 || lp.grid[p] > 0xFFFFFFFFull / lp.block[p]) {
-        throw BackendError("hip: a dispatch of " + std::to_string(lp.grid[p]) + " groups of " +
-                           std::to_string(lp.block[p]) + " threads along " + "xyz"[p] +
-                           " is outside HIP's 1 to 2^32-1 work-items per dimension");
-      }
-      grid[p] = static_cast<unsigned>(lp.grid[p]);
-    }
-    const DeviceScope selected(api, device_->index);
+    for (int p = 0; p < 3; ++p) grid[p] = static_cast<unsigned>(lp.grid[p]);
+    const DeviceScope selected(api, device_.index);
     // Both entry parameters are passed by value; HIP copies them from these
     // addresses using the sizes in the code object's metadata.
     LaunchParams params = lp;
@@ -85,18 +90,18 @@ class HipBackend final : public Backend {
   }
 
   void* allocate(std::size_t bytes) override {
-    const RuntimeApi& api = device_api("allocate memory");
-    const DeviceScope selected(api, device_->index);
+    const RuntimeApi& api = api_;
+    const DeviceScope selected(api, device_.index);
     void* pointer = nullptr;
     check(api, api.Malloc(&pointer, std::max<std::size_t>(bytes, 1)),
           ("hipMalloc(" + std::to_string(bytes) + " bytes)").c_str());
     return pointer;
   }
   void deallocate(void* pointer) noexcept override {
-    if (!device_ || !pointer) return;
-    const DeviceScope selected(runtime_->api, device_->index, std::nothrow);
+    if (!pointer) return;
+    const DeviceScope selected(api_, device_.index, std::nothrow);
     if (!selected.entered()) return;
-    if (runtime_->api.Free(pointer) != hip_success) logger().warn("hip: hipFree failed");
+    if (api_.Free(pointer) != hip_success) logger().warn("hip: hipFree failed");
   }
 
   // Synchronous copies go through the null stream, whatever stream the runtime
@@ -105,60 +110,54 @@ class HipBackend final : public Backend {
   // launch on any of stubjit's streams sees the launch's results, as with CUDA's
   // legacy default stream. The null stream is then synchronized.
   void copy_to_device(void* device, const void* host, std::size_t bytes, StreamState*) override {
-    const RuntimeApi& api = device_api("copy to the device");
-    const DeviceScope selected(api, device_->index);
+    const RuntimeApi& api = api_;
+    const DeviceScope selected(api, device_.index);
     check(api, api.MemcpyAsync(device, host, bytes, memcpy_host_to_device, nullptr),
           "hipMemcpyAsync(host to device, null stream)");
     check(api, api.StreamSynchronize(nullptr), "hipStreamSynchronize(null stream)");
   }
   void copy_to_host(void* host, const void* device, std::size_t bytes, StreamState*) override {
-    const RuntimeApi& api = device_api("copy from the device");
-    const DeviceScope selected(api, device_->index);
+    const RuntimeApi& api = api_;
+    const DeviceScope selected(api, device_.index);
     check(api, api.MemcpyAsync(host, device, bytes, memcpy_device_to_host, nullptr),
           "hipMemcpyAsync(device to host, null stream)");
     check(api, api.StreamSynchronize(nullptr), "hipStreamSynchronize(null stream)");
   }
   void copy_to_device_async(void* device, const void* host, std::size_t bytes,
                             StreamState* stream) override {
-    const RuntimeApi& api = device_api("copy to the device");
-    const DeviceScope selected(api, device_->index);
+    const RuntimeApi& api = api_;
+    const DeviceScope selected(api, device_.index);
     check(api, api.MemcpyAsync(device, host, bytes, memcpy_host_to_device, stream_of(stream)),
           "hipMemcpyAsync(host to device)");
   }
   void copy_to_host_async(void* host, const void* device, std::size_t bytes,
                           StreamState* stream) override {
-    const RuntimeApi& api = device_api("copy from the device");
-    const DeviceScope selected(api, device_->index);
+    const RuntimeApi& api = api_;
+    const DeviceScope selected(api, device_.index);
     check(api, api.MemcpyAsync(host, device, bytes, memcpy_device_to_host, stream_of(stream)),
           "hipMemcpyAsync(device to host)");
   }
 
   std::shared_ptr<StreamState> create_stream() override {
-    // A compile-only runtime still has a default stream: one with nothing to do.
-    if (!device_) return std::make_shared<IdleStream>();
-    return std::make_shared<HipStream>(runtime_->api, device_->index);
+    return std::make_shared<HipStream>(api_, device_.index);
   }
   void synchronize() override {
-    if (!device_) return;
-    const DeviceScope selected(runtime_->api, device_->index);
-    check(runtime_->api, runtime_->api.DeviceSynchronize(), "hipDeviceSynchronize");
+    const DeviceScope selected(api_, device_.index);
+    check(api_, api_.DeviceSynchronize(), "hipDeviceSynchronize");
   }
 
  private:
-  class IdleStream final : public StreamState {
-   public:
-    void synchronize() override {}
-  };
-  // A compiled stub of a compile-only backend.
-  class UnloadedModule final : public LoadedModule {};
-
-  const RuntimeApi& device_api(const char* action) const {
-    if (!device_) {
-      throw BackendError("hip: cannot " + std::string(action) +
-                         ": the backend is compile-only for " + compiler_.target_id() +
-                         " (STUBJIT_HIP_ARCH) because " + no_device_);
+  // The planner keeps grid * block below 2^32 per dimension (HIP's work-item count is
+  // a uint32); a dispatch that does not is refused, never wrapped. (Compared by
+  // division: a product of an overridden huge grid could wrap.)
+  static void check_dispatch(const std::array<std::uint64_t, 3>& grid, const Extent3& block) {
+    for (int p = 0; p < 3; ++p) {
+      if (grid[p] == 0 || block[p] == 0 || grid[p] > 0xFFFFFFFFull / block[p]) {
+        throw BackendError("hip: a dispatch of " + std::to_string(grid[p]) + " groups of " +
+                           std::to_string(block[p]) + " threads along " + "xyz"[p] +
+                           " is outside HIP's 1 to 2^32-1 work-items per dimension");
+      }
     }
-    return runtime_->api;
   }
 
   static hipStream_t stream_of(StreamState* stream) {
@@ -166,10 +165,8 @@ class HipBackend final : public Backend {
     return hip_stream ? hip_stream->handle() : nullptr;  // nullptr: HIP's null stream
   }
 
-  HiprtcCompiler compiler_;
-  const RuntimeLibrary* runtime_;
-  std::optional<HipDeviceInfo> device_;
-  std::string no_device_;
+  const RuntimeApi& api_;
+  HipDeviceInfo device_;
   DeviceLimits limits_;
 };
 
@@ -189,15 +186,15 @@ std::optional<HipDeviceInfo> find_device(const RuntimeLibrary* runtime, int inde
 
 }  // namespace
 
-BackendProbe open_hip_backend(const BackendConfig& config) {
+OpenedBackend open_hip_backend(const BackendConfig& config) {
   std::string no_runtime;
   const hip::RuntimeLibrary* runtime = hip::runtime_library(no_runtime);
   return open_hip_backend_on(runtime, no_runtime, config);
 }
 
-BackendProbe open_hip_backend_on(const hip::RuntimeLibrary* runtime, const std::string& no_runtime,
-                                 const BackendConfig& config) {
-  BackendProbe probe;
+OpenedBackend open_hip_backend_on(const hip::RuntimeLibrary* runtime, const std::string& no_runtime,
+                                  const BackendConfig& config) {
+  OpenedBackend opened;
   try {
     std::string no_device = no_runtime;
     std::optional<HipDeviceInfo> device = find_device(runtime, config.device, no_device);
@@ -207,23 +204,22 @@ BackendProbe open_hip_backend_on(const hip::RuntimeLibrary* runtime, const std::
         logger().warn("hip: STUBJIT_HIP_ARCH={} ignored: device {} is {}", arch, device->index,
                       device->target_id);
       }
-      HiprtcCompiler compiler(device->target_id);
-      probe.backend = std::make_unique<HipBackend>(std::move(compiler), runtime, std::move(device),
-                                                   std::string());
-    } else if (arch.empty()) {
-      probe.reason = no_device;
-    } else if (!config.named) {
-      probe.reason = no_device + " (STUBJIT_HIP_ARCH=" + arch +
-                     " compiles without a GPU only when the hip backend is named)";
-    } else {
-      probe.backend =
-          std::make_unique<HipBackend>(HiprtcCompiler(arch), nullptr, std::nullopt, no_device);
+      opened.toolchain = std::make_unique<HipToolchain>(HiprtcCompiler(device->target_id),
+                                                        device->shape.wavefront_size);
+      opened.device = std::make_unique<HipDevice>(*runtime, std::move(*device));
+      return opened;
+    }
+    opened.reason = no_device;
+    if (!arch.empty()) {
+      opened.toolchain =
+          std::make_unique<HipToolchain>(HiprtcCompiler(arch), default_wavefront_size(arch));
     }
   } catch (const std::exception& error) {
-    probe.backend.reset();
-    probe.reason = error.what();
+    opened.toolchain.reset();
+    opened.device.reset();
+    opened.reason = error.what();
   }
-  return probe;
+  return opened;
 }
 
 }  // namespace stubjit::detail

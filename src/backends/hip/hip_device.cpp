@@ -3,8 +3,8 @@
 #include <cstring>
 #include <vector>
 
-#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail::hip {
 namespace {

@@ -1,12 +1,10 @@
 #include "backends/hip/hip_library.hpp"
 
-#include <dlfcn.h>
-
 #include <mutex>
 
 #include "backends/hip/comgr.hpp"
-#include "runtime/env.hpp"
-#include "runtime/log.hpp"
+#include "support/env.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail::hip {
 std::vector<std::string> with_rocm_dirs(const std::vector<std::string>& names) {
@@ -24,40 +22,36 @@ namespace {
 
 // Opens each candidate until one defines every symbol `resolve` asks for.
 template <class Resolve>
-void* open_first(const std::vector<std::string>& candidates, const char* what, std::string& reason,
-                 std::string& file, Resolve&& resolve) {
+std::shared_ptr<SharedLibrary> open_first(const std::vector<std::string>& candidates,
+                                          const char* what, std::string& reason, std::string& file,
+                                          Resolve&& resolve) {
   load_comgr_isolated();
   std::string tried;
   for (const std::string& candidate : candidates) {
-    void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!handle) {
-      const char* error = ::dlerror();
-      // A missing file is the common case: name it only.
-      const std::string text = error ? error : "cannot open";
-      tried += "\n    " + candidate +
-               (text.find("No such file") != std::string::npos ? ": not found" : ": " + text);
+    std::string problem;
+    std::shared_ptr<SharedLibrary> library = SharedLibrary::open(candidate, problem);
+    if (!library) {
+      tried += "\n    " + candidate + ": " + problem;
       continue;
     }
     std::string missing;
-    resolve(handle, missing);
+    resolve(*library, missing);
     if (missing.empty()) {
       file = candidate;
-      return handle;
+      return library;
     }
     tried += "\n    " + candidate + ": lacks " + missing;
-    ::dlclose(handle);
   }
   reason = std::string(what) + " not found; tried:" + tried;
   return nullptr;
 }
 
 template <class F>
-void bind(void* handle, const char* name, F& function, std::string& missing) {
-  function = reinterpret_cast<F>(::dlsym(handle, name));
-  if (!function && missing.empty()) missing = name;
+void bind(const SharedLibrary& library, const char* name, F& function, std::string& missing) {
+  if (!library.bind(function, name) && missing.empty()) missing = name;
 }
 
-void resolve_rtc(void* handle, RtcApi& api, std::string& missing) {
+void resolve_rtc(const SharedLibrary& handle, RtcApi& api, std::string& missing) {
   bind(handle, "hiprtcGetErrorString", api.GetErrorString, missing);
   bind(handle, "hiprtcVersion", api.Version, missing);
   bind(handle, "hiprtcCreateProgram", api.CreateProgram, missing);
@@ -69,7 +63,7 @@ void resolve_rtc(void* handle, RtcApi& api, std::string& missing) {
   bind(handle, "hiprtcGetCode", api.GetCode, missing);
 }
 
-void resolve_runtime(void* handle, RuntimeApi& api, std::string& missing) {
+void resolve_runtime(const SharedLibrary& handle, RuntimeApi& api, std::string& missing) {
   bind(handle, "hipGetErrorName", api.GetErrorName, missing);
   bind(handle, "hipGetErrorString", api.GetErrorString, missing);
   bind(handle, "hipRuntimeGetVersion", api.RuntimeGetVersion, missing);
@@ -118,12 +112,12 @@ std::string runtime_version_text(int version) {
 std::optional<RuntimeLibrary> open_runtime(const std::vector<std::string>& candidates,
                                            std::string& reason) {
   RuntimeLibrary library;
-  void* handle = open_first(candidates, "the HIP runtime", reason, library.file,
-                            [&](void* h, std::string& missing) {
-                              library.api = RuntimeApi{};
-                              resolve_runtime(h, library.api, missing);
-                            });
-  if (!handle) return std::nullopt;
+  library.library = open_first(candidates, "the HIP runtime", reason, library.file,
+                               [&](const SharedLibrary& h, std::string& missing) {
+                                 library.api = RuntimeApi{};
+                                 resolve_runtime(h, library.api, missing);
+                               });
+  if (!library.library) return std::nullopt;
   if (library.api.RuntimeGetVersion(&library.version) != hip_success) library.version = 0;
   return library;
 }
@@ -131,19 +125,19 @@ std::optional<RuntimeLibrary> open_runtime(const std::vector<std::string>& candi
 std::optional<RtcLibrary> open_hiprtc(const std::vector<std::string>& candidates,
                                       std::string& reason) {
   RtcLibrary library;
-  void* handle =
-      open_first(candidates, "hipRTC", reason, library.file, [&](void* h, std::string& missing) {
-        library.api = RtcApi{};
-        resolve_rtc(h, library.api, missing);
-      });
-  if (!handle) return std::nullopt;
+  library.library = open_first(candidates, "hipRTC", reason, library.file,
+                               [&](const SharedLibrary& h, std::string& missing) {
+                                 library.api = RtcApi{};
+                                 resolve_rtc(h, library.api, missing);
+                               });
+  if (!library.library) return std::nullopt;
   // ROCm 5's hiprtcVersion answers 0.0; the runtime it lives in knows its version.
   int major = 0, minor = 0;
   if (library.api.Version(&major, &minor) == hiprtc_success && (major || minor)) {
     library.version = std::to_string(major) + "." + std::to_string(minor);
   }
-  using RuntimeGetVersion = hipError_t (*)(int*);
-  if (auto get = reinterpret_cast<RuntimeGetVersion>(::dlsym(handle, "hipRuntimeGetVersion"))) {
+  hipError_t (*get)(int*) = nullptr;
+  if (library.library->bind(get, "hipRuntimeGetVersion")) {
     int version = 0;
     if (get(&version) == hip_success && version > 0)
       library.version = runtime_version_text(version);

@@ -6,21 +6,25 @@
 // starts threads and registers exit handlers that do not survive dlclose.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backends/hip/hip_api.hpp"
+#include "support/shared_library.hpp"
 
 namespace stubjit::detail::hip {
 
 struct RtcLibrary {
+  std::shared_ptr<SharedLibrary> library;
   RtcApi api;
   std::string file;     // the candidate that opened, e.g. "libamdhip64.so.5"
   std::string version;  // "5.2.21153", or "" when neither hiprtcVersion nor the runtime says
 };
 
 struct RuntimeLibrary {
+  std::shared_ptr<SharedLibrary> library;
   RuntimeApi api;
   std::string file;
   int version = 0;  // hipRuntimeGetVersion: major * 10^7 + minor * 10^5 + patch

@@ -1,7 +1,7 @@
 #include "backends/hip/hip_objects.hpp"
 
 #include "backends/hip/hip_device.hpp"
-#include "runtime/log.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail::hip {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "backends/backend.hpp"
+#include "backends/device.hpp"
 #include "backends/hip/hip_api.hpp"
 
 namespace stubjit::detail::hip {
 
-class HipModule final : public LoadedModule {
+class HipModule final : public Module {
  public:
   // hipModuleLoadData + hipModuleGetFunction on `device`; throws BackendError.
   HipModule(const RuntimeApi& api, int device, const std::vector<char>& code_object,

@@ -6,8 +6,8 @@
 #include "backends/hip/code_object.hpp"
 #include "backends/hip/comgr.hpp"
 #include "backends/hip/hip_target.hpp"
-#include "runtime/log.hpp"
 #include "stubjit/error.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail::hip {
 namespace {

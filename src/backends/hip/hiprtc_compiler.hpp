@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "backends/backend.hpp"
 #include "backends/hip/hip_library.hpp"
+#include "backends/toolchain.hpp"
 
 namespace stubjit::detail::hip {
 

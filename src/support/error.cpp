@@ -19,6 +19,9 @@ AliasError::AliasError(std::string parameter, std::string other_parameter,
 PlanError::PlanError(std::string limit, std::uint64_t limit_value, const std::string& message)
     : Error(message), limit_(std::move(limit)), limit_value_(limit_value) {}
 
+LaunchError::LaunchError(std::size_t issued, std::size_t total, const std::string& message)
+    : BackendError(message), issued_(issued), total_(total) {}
+
 CompileError::CompileError(std::string kernel, std::string log, std::string source)
     : Error("kernel '" + kernel + "' failed to compile:\n" + log),
       kernel_(std::move(kernel)),

@@ -1,8 +1,8 @@
-#include "runtime/log.hpp"
+#include "support/log.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
 
-#include "runtime/env.hpp"
+#include "support/env.hpp"
 
 namespace stubjit::detail {
 

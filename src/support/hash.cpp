@@ -1,4 +1,4 @@
-#include "cache/hash.hpp"
+#include "support/hash.hpp"
 
 #include <xxhash.h>
 

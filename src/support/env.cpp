@@ -1,4 +1,4 @@
-#include "runtime/env.hpp"
+#include "support/env.hpp"
 
 #include <cstdlib>
 

@@ -1,0 +1,76 @@
+// The CPU device: host memory, objects linked by LLVM ORC, each dispatch's groups
+// run across the host's cores (host_runner.cpp).
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Host.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/host_runner.hpp"
+#include "backends/cpu/orc_loader.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+// Work on the CPU is synchronous, so its streams have nothing to wait for.
+class CpuStream final : public StreamState {
+ public:
+  void synchronize() override {}
+};
+
+class CpuDevice final : public Device {
+ public:
+  explicit CpuDevice(unsigned threads) : threads_(threads), loader_(OrcLoader::create()) {}
+
+  DeviceLimits limits() const override { return cpu_limits(); }
+  std::string description() const override {
+    return llvm::sys::getHostCPUName().str() + ", " +
+           std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+  }
+
+  std::unique_ptr<Module> load(const Binary& binary, const std::string& entry) override {
+    if (binary.format != "elf-object") {
+      throw BackendError("the CPU backend cannot load a '" + binary.format + "' binary");
+    }
+    return loader_->load(binary.bytes, entry);
+  }
+  // Any group size and group count the planner can produce runs on the host.
+  void check_plan(const Module&, const Plan&) const override {}
+  void launch(const Module& module, const LaunchParams& lp, const void* args, std::size_t,
+              StreamState*) override {
+    run_groups(static_cast<const CpuModule&>(module).entry(), args, lp, threads_);
+  }
+
+  void* allocate(std::size_t bytes) override {
+    // 64-byte alignment: whole cache lines and any vector width.
+    const std::size_t rounded = (std::max<std::size_t>(bytes, 1) + 63) / 64 * 64;
+    void* pointer = std::aligned_alloc(64, rounded);
+    if (!pointer)
+      throw BackendError("cannot allocate " + std::to_string(bytes) + " bytes of host memory");
+    return pointer;
+  }
+  void deallocate(void* pointer) noexcept override { std::free(pointer); }
+  void copy_to_device(void* device, const void* host, std::size_t bytes, StreamState*) override {
+    std::memcpy(device, host, bytes);
+  }
+  void copy_to_host(void* host, const void* device, std::size_t bytes, StreamState*) override {
+    std::memcpy(host, device, bytes);
+  }
+  std::shared_ptr<StreamState> create_stream() override { return std::make_shared<CpuStream>(); }
+  void synchronize() override {}
+
+ private:
+  unsigned threads_;
+  std::shared_ptr<OrcLoader> loader_;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> make_cpu_device(unsigned threads) {
+  return std::make_unique<CpuDevice>(threads);
+}
+
+}  // namespace stubjit::detail

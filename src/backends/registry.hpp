@@ -1,0 +1,41 @@
+// The backends stubjit knows. Each backend lives in its own folder and is listed here
+// by one registration line (registry.cpp); a backend outside the library (a test's, a
+// plug-in's) registers itself with register_backend before runtimes are created.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/device.hpp"
+#include "backends/toolchain.hpp"
+
+namespace stubjit::detail {
+
+struct BackendConfig {
+  int device = 0;
+  unsigned cpu_threads = 0;
+};
+
+// What opening a backend found. A toolchain without a device is a compile-only
+// backend: a runtime uses one only when the application named the backend.
+struct OpenedBackend {
+  std::unique_ptr<Toolchain> toolchain;  // null: the backend is not available
+  std::unique_ptr<Device> device;        // null: no device here
+  std::string reason;                    // why no toolchain, or why no device
+};
+
+struct BackendEntry {
+  std::string name;  // "cuda", "hip", "cpu": what RuntimeOptions::backend names
+  OpenedBackend (*open)(const BackendConfig& config);
+};
+
+// Every known backend in automatic-selection order: the library's own, then those
+// registered, in registration order.
+std::vector<BackendEntry> backend_registry();
+
+// Adds a backend; returns true, so that a static initializer can register one. Throws
+// BackendError when the name is taken or is not a lower-case identifier.
+bool register_backend(BackendEntry entry);
+
+}  // namespace stubjit::detail

@@ -1,0 +1,53 @@
+// The compiler half of a backend: what stubs for its target look like (traits), which
+// target and compiler a binary depends on, and source -> Binary. A toolchain needs no
+// device: with none, a runtime is compile-only (it fills caches and refuses to run).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cache/binary.hpp"
+#include "stubjit/plan.hpp"
+
+namespace stubjit::detail {
+
+// What the runtime and the stub writer need to know about a target. The stub writer
+// is chosen by `emitter`; nothing above the backends compares backend names.
+struct TargetTraits {
+  // The stub writer's emitter family: "cpp" (host C++), "cuda" or "hip".
+  std::string emitter;
+  // 32-bit index variants where the domain and every field fit in 32 bits.
+  bool index32 = false;
+  // Stubs declare the most threads a group may have (STUBJIT_MAX_GROUP_THREADS and
+  // __launch_bounds__), so the value is part of the stub's identity.
+  bool launch_bounds = false;
+  // Stubs carry the warp (wavefront) width the plan assumed (STUBJIT_WARP_SIZE).
+  bool warp_constant = false;
+};
+
+struct CompileJob {
+  const std::string& source;
+  const std::string& file_name;
+  const std::string& entry;
+  const std::string& kernel;  // for CompileError
+  const std::vector<std::string>& options;
+};
+
+class Toolchain {
+ public:
+  virtual ~Toolchain() = default;
+
+  virtual const TargetTraits& traits() const = 0;
+  // What a binary depends on besides its source: e.g. "sm_90", "gfx90a",
+  // "x86_64-pc-linux-gnu/znver3/1a2b3c4d"; "nvrtc 13.0", "clang 14.0.6".
+  virtual std::string target_id() const = 0;
+  virtual std::string compiler_id() const = 0;
+  // The limits of a typical device of the target: what plans are made for when the
+  // runtime has no device.
+  virtual DeviceLimits typical_limits() const = 0;
+
+  // Throws CompileError with the compiler's log. Safe to call from several threads.
+  virtual Binary compile(const CompileJob& job) const = 0;
+};
+
+}  // namespace stubjit::detail

@@ -1,0 +1,29 @@
+// Shared state behind Kernel handles: the source, its identity (computed once), and
+// the stubs it has used.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "cache/stub_identity.hpp"
+#include "runtime/kernel_stubs.hpp"
+#include "runtime/runtime_state.hpp"
+
+namespace stubjit::detail {
+
+class KernelState {
+ public:
+  KernelState(std::shared_ptr<RuntimeState> runtime, KernelSource source);
+
+  std::shared_ptr<RuntimeState> runtime;
+  KernelSource source;
+  std::shared_ptr<const KernelIdentity> identity;
+  // Per mode and rank: the launch bounds a stub declares where the target takes them
+  // (the most threads per group any plan of that mode and rank uses; 0 otherwise).
+  // Limits and block constraints are fixed, so this is computed once.
+  std::array<std::array<std::uint32_t, 9>, 3> launch_bounds{};
+  KernelStubs stubs;
+};
+
+}  // namespace stubjit::detail
