@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "stubjit/domain.hpp"
@@ -86,7 +87,11 @@ class STUBJIT_API DispatchList {
  public:
   static constexpr std::size_t inline_capacity = 8;
 
-  DispatchList() = default;
+  DispatchList() noexcept {}
+  DispatchList(const DispatchList& other) { *this = other; }
+  DispatchList& operator=(const DispatchList& other);
+  ~DispatchList() = default;
+
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
   const Dispatch* begin() const noexcept { return data(); }
@@ -103,11 +108,21 @@ class STUBJIT_API DispatchList {
   void clear() noexcept;
 
  private:
+  // Uninitialized until used: a plan of one dispatch writes one, not eight.
+  union Slot {
+    Slot() noexcept {}
+    Dispatch dispatch;
+  };
+  static_assert(std::is_trivially_copyable_v<Dispatch> &&
+                    std::is_trivially_destructible_v<Dispatch>,
+                "DispatchList copies and drops dispatches as bytes");
   const Dispatch* data() const noexcept {
-    return size_ <= inline_capacity ? inline_.data() : heap_.data();
+    return size_ <= inline_capacity ? &inline_[0].dispatch : heap_.data();
   }
-  Dispatch* data() noexcept { return size_ <= inline_capacity ? inline_.data() : heap_.data(); }
-  std::array<Dispatch, inline_capacity> inline_{};
+  Dispatch* data() noexcept {
+    return size_ <= inline_capacity ? &inline_[0].dispatch : heap_.data();
+  }
+  Slot inline_[inline_capacity];
   std::vector<Dispatch> heap_;  // every dispatch, once there are more than inline_capacity
   std::size_t size_ = 0;
 };

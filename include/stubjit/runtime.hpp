@@ -45,7 +45,10 @@ struct RuntimeOptions {
 
 // Counters of the stub caches, for monitoring and tests.
 struct CacheCounters {
-  std::uint64_t compiles = 0;     // stubs compiled by this runtime (the compiler ran)
+  std::uint64_t compiles = 0;  // stubs compiled by this runtime (the compiler ran)
+  // Compiles that failed. A source that does not compile is compiled once: later
+  // launches get the same CompileError without running the compiler.
+  std::uint64_t compile_failures = 0;
   std::uint64_t memory_hits = 0;  // launches that found their stub in memory
   std::uint64_t launches = 0;     // launches that ran at least one dispatch
   std::uint64_t disk_hits = 0;    // stubs loaded from the disk cache instead of compiled

@@ -25,17 +25,21 @@ std::string describe_arg(const Arg& arg) {
 
 // Byte range a field's elements occupy, for the aliasing rule. Conservative for
 // interleaved views: they overlap if their address ranges do.
+// No default member initializers: a launch keeps one per parameter on its stack,
+// written only for fields.
 struct ByteRange {
-  std::uintptr_t begin = 0;
-  std::uintptr_t end = 0;
+  std::uintptr_t begin;
+  std::uintptr_t end;
 };
 
 ByteRange byte_range(const Field& field) {
   if (field.size() == 0) return {};
   std::int64_t low = 0;
   std::int64_t high = 0;
+  const std::int64_t* extents = field.extents().data();
+  const std::int64_t* strides = field.strides().data();
   for (int d = 0; d < field.rank(); ++d) {
-    const std::int64_t reach = (field.extent(d) - 1) * field.stride(d);
+    const std::int64_t reach = (extents[d] - 1) * strides[d];
     (reach < 0 ? low : high) += reach;
   }
   const auto base = reinterpret_cast<std::uintptr_t>(field.data());
@@ -81,11 +85,11 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
   }
   if (binding == Binding::projection && !domain.empty()) {
     for (int d = 0; d < domain.rank(); ++d) {
-      const Dim& dim = domain[d];
+      const Dim& dim = domain.dims()[static_cast<std::size_t>(d)];
       const std::int64_t last = dim.at(dim.count - 1);
       const std::int64_t low = std::min(dim.first, last);
       const std::int64_t high = std::max(dim.first, last);
-      if (low < 0 || high >= field.extent(d)) {
+      if (low < 0 || high >= field.extents()[static_cast<std::size_t>(d)]) {
         throw ArgumentError(param.name,
                             quoted(param) + ": domain dimension " + std::to_string(d) +
                                 " reaches logical index " + std::to_string(low < 0 ? low : high) +
@@ -97,14 +101,14 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
   return binding;
 }
 
-void check_aliasing(const Signature& signature, const Arg* args, const std::uint16_t* arg_of) {
+// `ranges[i]`: the byte range of parameter i's field (field parameters only).
+void check_aliasing(const Signature& signature, const ByteRange* ranges) {
   for (std::size_t i = 0; i < signature.size(); ++i) {
     if (signature[i].kind != ParamKind::field || signature[i].access != Access::read_write)
       continue;
-    const ByteRange mine = byte_range(*args[arg_of[i]].field());
     for (std::size_t j = 0; j < signature.size(); ++j) {
       if (j == i || signature[j].kind != ParamKind::field) continue;
-      if (overlap(mine, byte_range(*args[arg_of[j]].field()))) {
+      if (overlap(ranges[i], ranges[j])) {
         throw AliasError(signature[i].name, signature[j].name,
                          "the field bound to read-write parameter '" + signature[i].name +
                              "' is also bound to parameter '" + signature[j].name +
@@ -147,14 +151,15 @@ bool domain_fits_int32(const Domain& domain) {
   return true;
 }
 
-void put(unsigned char* out, std::size_t offset, const void* value, std::size_t size) {
-  std::memcpy(out + offset, value, size);
+void put(unsigned char* out, std::size_t offset, std::uint64_t value) {
+  std::memcpy(out + offset, &value, sizeof value);
 }
 
 }  // namespace
 
 void bind_arguments(const Signature& signature, const Domain& domain, const Arg* args,
-                    std::size_t count, const RuntimeState* owner, BoundArgs& out) {
+                    std::size_t count, const RuntimeState* owner, BoundArgs& out,
+                    bool check_int32) {
   std::size_t expected = 0;
   for (const Param& p : signature) expected += p.kind != ParamKind::index ? 1 : 0;
   if (count != expected) {
@@ -169,10 +174,13 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
   }
 
   out.bindings.resize(signature.size());
-  // Which argument each parameter takes (index tokens take none). Signatures have at
-  // most max_kernel_parameters parameters (checked when the kernel was made).
-  std::array<std::uint16_t, max_kernel_parameters> arg_of{};
-  out.fits_int32 = domain_fits_int32(domain);
+  // Which argument each parameter takes (index tokens take none), and the bytes each
+  // field spans. Signatures have at most max_kernel_parameters parameters (checked
+  // when the kernel was made); entries of other parameters stay unwritten and unread.
+  std::array<std::uint16_t, max_kernel_parameters> arg_of;
+  std::array<ByteRange, max_kernel_parameters> ranges;
+  bool any_writable = false;
+  out.fits_int32 = check_int32 && domain_fits_int32(domain);
   std::size_t next = 0;
   for (std::size_t i = 0; i < signature.size(); ++i) {
     const Param& param = signature[i];
@@ -191,12 +199,14 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
       }
       case ParamKind::field:
         out.bindings.set(i, check_field(param, args[next], domain, owner));
-        out.fits_int32 = out.fits_int32 && field_fits_int32(*args[next].field());
+        if (out.fits_int32) out.fits_int32 = field_fits_int32(*args[next].field());
+        ranges[i] = byte_range(*args[next].field());
+        any_writable = any_writable || param.access == Access::read_write;
         break;
     }
     arg_of[i] = static_cast<std::uint16_t>(next++);
   }
-  check_aliasing(signature, args, arg_of.data());
+  if (any_writable) check_aliasing(signature, ranges.data());
 
   // The layout of arg_layout.hpp, computed slot by slot (no offset table to allocate).
   std::size_t size = 0;
@@ -204,24 +214,28 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
     size += slot_size(signature[i], out.bindings[i], domain.rank());
   out.packed.reset(size == 0 ? 8 : size);
   unsigned char* packed = out.packed.data();
+  if (size == 0) put(packed, 0, 0);  // the block is never empty; its one slot is unused
   std::size_t at = 0;
   for (std::size_t i = 0; i < signature.size(); ++i) {
     const Binding binding = out.bindings[i];
-    const std::size_t slot = slot_size(signature[i], binding, domain.rank());
     if (binding == Binding::index) continue;
     const Arg& arg = args[arg_of[i]];
     if (binding == Binding::scalar) {
-      const std::uint64_t bits = arg.bits();
-      put(packed, at, &bits, sizeof bits);
-    } else {
-      const Field& field = *arg.field();
-      void* data = field.data();
-      const std::size_t rank = field.extents().size();
-      put(packed, at, &data, sizeof data);
-      put(packed, at + 8, field.extents().data(), 8 * rank);
-      put(packed, at + 8 + 8 * rank, field.strides().data(), 8 * rank);
+      put(packed, at, arg.bits());
+      at += 8;
+      continue;
     }
-    at += slot;
+    // Every byte of a field slot is written: pointer, extents, strides.
+    const Field& field = *arg.field();
+    put(packed, at, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(field.data())));
+    at += 8;
+    const std::size_t rank = field.extents().size();
+    const std::int64_t* extents = field.extents().data();
+    const std::int64_t* strides = field.strides().data();
+    for (std::size_t d = 0; d < rank; ++d, at += 8)
+      put(packed, at, static_cast<std::uint64_t>(extents[d]));
+    for (std::size_t d = 0; d < rank; ++d, at += 8)
+      put(packed, at, static_cast<std::uint64_t>(strides[d]));
   }
 }
 

@@ -21,13 +21,12 @@ class PackedArgs {
   PackedArgs(const PackedArgs&) = delete;
   PackedArgs& operator=(const PackedArgs&) = delete;
 
-  // `size` zeroed bytes.
+  // `size` bytes for the caller to fill.
   void reset(std::size_t size) {
     if (size > inline_capacity) {
-      heap_ = std::make_unique<unsigned char[]>(size);  // value-initialized: zero
+      heap_ = std::make_unique<unsigned char[]>(size);
     } else {
       heap_.reset();
-      for (std::size_t i = 0; i < size; ++i) inline_[i] = 0;
     }
     size_ = size;
   }
@@ -45,14 +44,16 @@ struct BoundArgs {
   BindingList bindings;  // one per parameter
   PackedArgs packed;
   // Every position, logical index and element offset fits in int32, so a stub may
-  // use the 32-bit index variant.
-  bool fits_int32 = true;
+  // use the 32-bit index variant (false when the caller did not ask).
+  bool fits_int32 = false;
 };
 
 // Throws ArgumentError/AliasError naming the parameter on any mismatch; `owner` is
-// the runtime the fields must belong to. Allocates nothing unless the packed block
-// exceeds PackedArgs::inline_capacity.
+// the runtime the fields must belong to. `check_int32`: whether to find out
+// fits_int32 (only targets with a 32-bit index variant need it). Allocates nothing
+// unless the packed block exceeds PackedArgs::inline_capacity.
 void bind_arguments(const Signature& signature, const Domain& domain, const Arg* args,
-                    std::size_t count, const RuntimeState* owner, BoundArgs& out);
+                    std::size_t count, const RuntimeState* owner, BoundArgs& out,
+                    bool check_int32 = true);
 
 }  // namespace stubjit::detail

@@ -13,13 +13,28 @@ const Dispatch& DispatchList::at(std::size_t i) const {
   return data()[i];
 }
 
+DispatchList& DispatchList::operator=(const DispatchList& other) {
+  if (this == &other) return *this;
+  if (other.size_ > inline_capacity) {
+    heap_ = other.heap_;
+  } else {
+    heap_.clear();
+    for (std::size_t i = 0; i < other.size_; ++i) inline_[i].dispatch = other.inline_[i].dispatch;
+  }
+  size_ = other.size_;
+  return *this;
+}
+
 void DispatchList::push_back(const Dispatch& dispatch) {
   if (size_ < inline_capacity) {
-    inline_[size_++] = dispatch;
+    inline_[size_++].dispatch = dispatch;
     return;
   }
   // Past the inline storage, every dispatch lives on the heap, in order.
-  if (size_ == inline_capacity) heap_.assign(inline_.begin(), inline_.end());
+  if (size_ == inline_capacity) {
+    heap_.clear();
+    for (const Slot& slot : inline_) heap_.push_back(slot.dispatch);
+  }
   heap_.push_back(dispatch);
   ++size_;
 }

@@ -27,7 +27,7 @@ struct Request {
 
 // Count of logical dimension mapped to physical dimension p by direct indexing.
 u64 direct_count(const Domain& domain, int p) {
-  return static_cast<u64>(domain[domain.rank() - 1 - p].count);
+  return static_cast<u64>(domain.dims()[static_cast<std::size_t>(domain.rank() - 1 - p)].count);
 }
 
 u64 product(const Extent3& e) { return u64(e[0]) * e[1] * e[2]; }
@@ -272,8 +272,9 @@ void require_dispatch_budget(const Request& r, u64 needed) {
 
 // --- mode choice -----------------------------------------------------------------------
 
-Plan plan_direct(const Request& r, bool forced) {
-  Plan plan{Mode::direct, r.domain.rank(), choose_block(r, false), {}};
+// `block`: choose_block(r, false), which the caller may have computed already.
+Plan plan_direct(const Request& r, bool forced, const Extent3& block) {
+  Plan plan{Mode::direct, r.domain.rank(), block, {}};
   require_caps(r.limits, plan.block);
   if (forced) {
     const int p = direct_misfit(r, plan.block);
@@ -324,7 +325,7 @@ Plan choose(const Request& r) {
   if (r.domain.rank() <= 3) {
     const Extent3 b = choose_block(r, false);
     require_caps(r.limits, b);
-    if (r.domain.empty() || direct_misfit(r, b) < 0) return plan_direct(r, false);
+    if (r.domain.empty() || direct_misfit(r, b) < 0) return plan_direct(r, false, b);
     if (direct_piece_count(r, b) <= r.policy.max_direct_pieces) return plan_multi(r);
     Plan spread = plan_spread(r, false);
     if (!spread.dispatches.empty()) return spread;
@@ -388,7 +389,7 @@ Plan make_plan(const Domain& domain, const DeviceLimits& limits,
                         "forced mode direct needs rank <= 3; domain " + domain.to_string() +
                             " has rank " + std::to_string(domain.rank()));
       }
-      return plan_direct(r, true);
+      return plan_direct(r, true, choose_block(r, false));
     case Mode::spread:
       return plan_spread(r, true);
     case Mode::multi:

@@ -3,11 +3,16 @@
 //
 // On a memory hit nothing here allocates: the bindings and packed arguments live in
 // this call's BoundArgs, the plan keeps its dispatches inline, the identity is a
-// fixed-size value, and the kernel's table is read without a lock.
+// fixed-size value, the kernel's table is read without a lock, and a launch like one
+// this thread made before reuses its plan and stub (launch_memo.hpp).
 #include "stubjit/kernel.hpp"
+
+#include <atomic>
+
 #include "bind/bind.hpp"
 #include "codegen/identifier.hpp"
 #include "runtime/kernel_state.hpp"
+#include "runtime/launch_memo.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 
@@ -16,10 +21,12 @@ namespace detail {
 namespace {
 
 void fill_domain(LaunchParams& lp, const Domain& domain) {
-  for (int d = 0; d < domain.rank(); ++d) {
-    lp.first[d] = domain[d].first;
-    lp.count[d] = domain[d].count;
-    lp.step[d] = domain[d].step;
+  int d = 0;
+  for (const Dim& dim : domain.dims()) {
+    lp.first[d] = dim.first;
+    lp.count[d] = dim.count;
+    lp.step[d] = dim.step;
+    ++d;
   }
 }
 
@@ -33,11 +40,15 @@ void fill_dispatch(LaunchParams& lp, const Plan& plan, const Dispatch& dispatch)
   lp.linear_end = dispatch.linear_end;
 }
 
-// Bind + plan: everything a launch decides before it needs a stub.
-Plan bind_and_plan(const KernelState& kernel, const Domain& domain, const Arg* args,
-                   std::size_t count, std::optional<Mode> mode, BoundArgs& bound) {
+void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std::size_t count,
+          BoundArgs& bound) {
   const RuntimeState& runtime = *kernel.runtime;
-  bind_arguments(kernel.source.signature, domain, args, count, &runtime, bound);
+  bind_arguments(kernel.source.signature, domain, args, count, &runtime, bound,
+                 runtime.toolchain->traits().index32);
+}
+
+Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode) {
+  const RuntimeState& runtime = *kernel.runtime;
   Plan plan = make_plan(domain, runtime.limits, kernel.source.block, runtime.options.policy, mode);
   // Overridden limits may exceed the device's: refuse here, before any dispatch runs.
   if (runtime.options.limits) check_plan_within(plan, runtime.device_limits);
@@ -122,8 +133,13 @@ void issue_dispatches(RuntimeState& runtime, const LoadedStub& stub, const Domai
 
 }  // namespace
 
+std::uint64_t next_kernel_id() {
+  static std::atomic<std::uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
-    : runtime(std::move(rt)), source(std::move(src)) {
+    : id(next_kernel_id()), runtime(std::move(rt)), source(std::move(src)) {
   validate_kernel_source(source);
   identity = std::make_shared<const KernelIdentity>(identify(source));
   if (runtime->toolchain->traits().launch_bounds) {
@@ -158,16 +174,33 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
     throw Error("the stream passed to launch belongs to another runtime");
   }
   detail::BoundArgs bound;
-  const Plan plan = detail::bind_and_plan(kernel, domain, args, count, options.mode, bound);
+  detail::bind(kernel, domain, args, count, bound);
+  detail::StreamState* stream =
+      options.stream ? options.stream->state() : runtime.default_stream.get();
+
+  // A launch like one this thread made before: its plan and stub, without the planner.
+  // (The plan is copied: a launch issued from within this one may reuse the entry.)
+  detail::LaunchMemo& memo = detail::launch_memo(kernel.id);
+  if (memo.matches(kernel.id, domain, options.mode, bound)) {
+    const Plan plan = memo.plan;
+    const detail::KernelStubs::Record& record = *memo.record;
+    if (record.failure) std::rethrow_exception(record.failure);
+    runtime.memory_hits.add();
+    detail::issue_dispatches(runtime, *record.stub, domain, plan, bound.packed, stream);
+    runtime.launches.add();
+    return LaunchSummary{plan.mode, plan.rank, plan.dispatches.size(), false};
+  }
+
+  const Plan plan = detail::plan_for(kernel, domain, options.mode);
   LaunchSummary summary{plan.mode, plan.rank, plan.dispatches.size(), false};
   if (plan.dispatches.empty()) return summary;
-
   const detail::StubIdentity identity = detail::StubIdentity::of(
       *kernel.identity, *runtime.toolchain_identity, detail::variant_of(kernel, plan, bound));
   std::shared_ptr<const detail::LoadedStub> hold;
   const detail::LoadedStub& stub = detail::stub_for(kernel, identity, summary.compiled, hold);
-  detail::StreamState* stream =
-      options.stream ? options.stream->state() : runtime.default_stream.get();
+  // Remembered only when the kernel's table holds the stub (the entry points there).
+  if (const detail::KernelStubs::Record* record = kernel.stubs.find(identity))
+    memo.remember(kernel.id, domain, options.mode, bound, plan, record);
   detail::issue_dispatches(runtime, stub, domain, plan, bound.packed, stream);
   runtime.launches.add();
   return summary;
@@ -183,7 +216,8 @@ std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& ar
                                 std::optional<Mode> forced) const {
   if (!state_) throw Error("null kernel");
   detail::BoundArgs bound;
-  const Plan plan = detail::bind_and_plan(*state_, domain, args.data(), args.size(), forced, bound);
+  detail::bind(*state_, domain, args.data(), args.size(), bound);
+  const Plan plan = detail::plan_for(*state_, domain, forced);
   return detail::generate_stub(detail::stub_request(*state_->runtime, state_->source,
                                                     detail::variant_of(*state_, plan, bound)))
       .source;

@@ -16,6 +16,8 @@ class KernelState {
  public:
   KernelState(std::shared_ptr<RuntimeState> runtime, KernelSource source);
 
+  // Unique in the process, never 0 and never reused (launch_memo.hpp).
+  const std::uint64_t id;
   std::shared_ptr<RuntimeState> runtime;
   KernelSource source;
   std::shared_ptr<const KernelIdentity> identity;

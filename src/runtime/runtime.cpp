@@ -51,6 +51,7 @@ void Runtime::synchronize() {
 CacheCounters Runtime::counters() const {
   CacheCounters counters;
   counters.compiles = state_->compiles.load(std::memory_order_relaxed);
+  counters.compile_failures = state_->compile_failures.load(std::memory_order_relaxed);
   counters.memory_hits = state_->memory_hits.total();
   counters.launches = state_->launches.total();
   if (const detail::DiskStore* disk = state_->disk) {

@@ -46,6 +46,7 @@ class RuntimeState {
   DiskStore* disk = nullptr;  // the chain's disk store; null: memory-only
 
   std::atomic<std::uint64_t> compiles{0};
+  std::atomic<std::uint64_t> compile_failures{0};
   StripedCounter memory_hits;
   StripedCounter launches;
 

@@ -34,9 +34,14 @@ Binary compile(RuntimeState& runtime, const GeneratedStub& stub, const std::stri
   logger().debug("compiling {} ({} bytes of source)", stub.entry, stub.source.size());
   const CompileJob job{stub.source, stub.file_name, stub.entry, kernel,
                        runtime.options.compiler_options};
-  Binary binary = runtime.toolchain->compile(job);
-  runtime.compiles.fetch_add(1, std::memory_order_relaxed);
-  return binary;
+  try {
+    Binary binary = runtime.toolchain->compile(job);
+    runtime.compiles.fetch_add(1, std::memory_order_relaxed);
+    return binary;
+  } catch (const CompileError&) {
+    runtime.compile_failures.fetch_add(1, std::memory_order_relaxed);
+    throw;
+  }
 }
 
 // Loads `binary` on the device into `stub` (nothing to load on a compile-only

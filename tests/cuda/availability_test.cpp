@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "backends/cuda/cuda_backend.hpp"
+#include "common/kernels.hpp"
 #include "cuda/env_guard.hpp"
 #include "cuda/nvrtc_for_tests.hpp"
 #include "stubjit/stubjit.hpp"
@@ -148,6 +149,40 @@ TEST(CudaCompileOnly, NamedWithAnArchItCompilesButRunsNothing) {
   EXPECT_THROW(runtime.allocate<float>({4}), BackendError);
   EXPECT_NO_THROW(runtime.synchronize());
   EXPECT_NO_THROW(runtime.create_stream().synchronize());
+}
+
+// The index width is part of the stub's identity: one kernel over a small domain (the
+// 32-bit variant) and over one past 2^32 indices (64-bit) is two stubs, each kept, and
+// neither is taken for the other. Compile-only: the stubs compile and are cached, the
+// launches are refused, so what is checked is which stub each launch made and reused.
+TEST(CudaCompileOnly, EachIndexWidthIsAStubOfItsOwn) {
+  REQUIRE_NVRTC();
+  NoDevice env;
+  EnvGuard arch("STUBJIT_CUDA_ARCH", std::string("sm_90"));
+  RuntimeOptions options;
+  options.backend = "cuda";
+  Runtime runtime(options);
+  Kernel count = runtime.kernel(test::visit_counter_kernel());
+  std::int32_t element = 0;
+  // A stride-0 view holds any domain without memory; it rules out the 32-bit variant
+  // only through the domain.
+  Field small = runtime.wrap(&element, {1000}, {0});
+  Field large = runtime.wrap(&element, {std::int64_t(1) << 33}, {0});
+  const Domain narrow{1000};
+  const Domain wide{std::int64_t(1) << 33};
+  EXPECT_NE(count.stub_source(narrow, {small}).find("stubjit::i32 stubjit_p0"), std::string::npos);
+  EXPECT_NE(count.stub_source(wide, {large}).find("stubjit::i64 stubjit_p0"), std::string::npos);
+  const auto launch = [&](const Domain& domain, const Field& field) {
+    EXPECT_THROW(count.launch(domain, field), BackendError);  // compile-only
+  };
+  launch(narrow, small);
+  EXPECT_EQ(runtime.counters().compiles, 1u);
+  launch(wide, large);
+  EXPECT_EQ(runtime.counters().compiles, 2u);
+  launch(narrow, small);
+  launch(wide, large);
+  EXPECT_EQ(runtime.counters().compiles, 2u);
+  EXPECT_EQ(runtime.counters().memory_hits, 2u);
 }
 
 TEST(CudaCompileOnly, CompileErrorsThroughTheRuntimeAreMappedToTheBody) {

@@ -11,6 +11,10 @@
 //   STUBJIT_FAKE_CUDA_DEVICES     number of devices (default 1; 0: cuInit answers
 //                                 CUDA_ERROR_NO_DEVICE, as drivers do without a GPU)
 //   STUBJIT_FAKE_CUDA_FAIL_ALLOC  1: cuMemAlloc_v2 answers CUDA_ERROR_OUT_OF_MEMORY
+//   STUBJIT_FAKE_CUDA_MAX_THREADS what cuFuncGetAttribute says an entry can be launched
+//                                 with (default 1024: as if registers allowed fewer)
+//   STUBJIT_FAKE_CUDA_FAIL_LAUNCH n > 0: the n-th call of cuLaunchKernel in the process,
+//                                 and every later one, answers CUDA_ERROR_LAUNCH_FAILED
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +45,7 @@ constexpr CUresult out_of_memory = 2;
 constexpr CUresult invalid_value = 1;
 constexpr CUresult invalid_device = 101;
 constexpr CUresult invalid_context = 201;
+constexpr CUresult launch_failed = 719;  // CUDA_ERROR_LAUNCH_FAILED
 constexpr int max_devices = 8;
 
 CUctxOpaque primary_contexts[max_devices] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
@@ -110,7 +115,8 @@ STUBJIT_FAKE_EXPORT CUresult cuGetErrorName(CUresult error, const char** name) {
       {out_of_memory, "CUDA_ERROR_OUT_OF_MEMORY"},
       {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE"},
       {invalid_device, "CUDA_ERROR_INVALID_DEVICE"},
-      {invalid_context, "CUDA_ERROR_INVALID_CONTEXT"}};
+      {invalid_context, "CUDA_ERROR_INVALID_CONTEXT"},
+      {launch_failed, "CUDA_ERROR_LAUNCH_FAILED"}};
   const auto found = names.find(error);
   *name = found == names.end() ? nullptr : found->second;
   return *name ? CUDA_SUCCESS : invalid_value;
@@ -192,13 +198,21 @@ STUBJIT_FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule,
   return CUDA_SUCCESS;
 }
 STUBJIT_FAKE_EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfunction) {
-  *value = attribute == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : 32;
+  *value = attribute == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
+               ? env_int("STUBJIT_FAKE_CUDA_MAX_THREADS", 1024)
+               : 32;
   return CUDA_SUCCESS;
 }
 STUBJIT_FAKE_EXPORT CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned,
                                             unsigned, unsigned, unsigned, CUstream, void**,
                                             void**) {
-  return in_context("cuLaunchKernel");
+  const CUresult r = in_context("cuLaunchKernel");
+  const int fail_from = env_int("STUBJIT_FAKE_CUDA_FAIL_LAUNCH", 0);
+  if (r == CUDA_SUCCESS && fail_from > 0 &&
+      stubjit_fake_cuda_calls("cuLaunchKernel") >= fail_from) {
+    return launch_failed;
+  }
+  return r;
 }
 STUBJIT_FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* pointer, std::size_t bytes) {
   if (const CUresult r = in_context("cuMemAlloc_v2"); r != CUDA_SUCCESS) return r;

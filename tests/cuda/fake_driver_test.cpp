@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "backends/cuda/cuda_backend.hpp"
+#include "common/coverage.hpp"
 #include "common/kernels.hpp"
 #include "cuda/env_guard.hpp"
 #include "cuda/nvrtc_for_tests.hpp"
@@ -65,6 +66,8 @@ struct FakeEnvironment {
   EnvGuard driver{"STUBJIT_CUDA_DRIVER_PATH", std::string(STUBJIT_FAKE_CUDA_DRIVER)};
   EnvGuard devices{"STUBJIT_FAKE_CUDA_DEVICES", std::string("2")};
   EnvGuard fail_alloc{"STUBJIT_FAKE_CUDA_FAIL_ALLOC", std::nullopt};
+  EnvGuard max_threads{"STUBJIT_FAKE_CUDA_MAX_THREADS", std::nullopt};
+  EnvGuard fail_launch{"STUBJIT_FAKE_CUDA_FAIL_LAUNCH", std::nullopt};
   EnvGuard backend{"STUBJIT_BACKEND", std::nullopt};
   EnvGuard arch{"STUBJIT_CUDA_ARCH", std::nullopt};
   EnvGuard ptx{"STUBJIT_CUDA_PTX", std::nullopt};
@@ -207,6 +210,76 @@ TEST(CudaFakeDriver, ADispatchOfNoGroupsOrOfEmptyGroupsIsRefused) {
   EXPECT_EQ(fake().calls("cuLaunchKernel"), launches) << "a refused dispatch reached the driver";
   EXPECT_NO_THROW(dispatch(-1, true));
   EXPECT_EQ(fake().calls("cuLaunchKernel"), launches + 1);
+}
+
+// All or nothing: a plan whose groups are larger than the loaded entry can be launched
+// with (as when its registers allow fewer threads than its launch bounds) is refused
+// before the first dispatch reaches the driver.
+TEST(CudaFakeDriver, GroupsLargerThanTheEntryAllowsAreRefusedBeforeAnyDispatch) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  EnvGuard limit{"STUBJIT_FAKE_CUDA_MAX_THREADS", std::string("64")};
+  Runtime runtime(on_device_0());
+  Kernel count = runtime.kernel(test::visit_counter_kernel());
+  Field visits = runtime.allocate<std::int32_t>({4096});
+  ASSERT_EQ(count.plan(Domain{4096}).block[0], 256u);
+  const long launches = fake().calls("cuLaunchKernel");
+  try {
+    count.launch(Domain{4096}, visits);
+    FAIL() << "launched groups of 256 threads with an entry that takes 64";
+  } catch (const BackendError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("256"), std::string::npos) << what;
+    EXPECT_NE(what.find("64"), std::string::npos) << what;
+  }
+  EXPECT_EQ(fake().calls("cuLaunchKernel"), launches);
+  EXPECT_EQ(runtime.counters().launches, 0u);
+}
+
+// What cannot be checked before: the driver failing a later dispatch of several. The
+// earlier ones were issued and cannot be taken back, and the error says how many.
+TEST(CudaFakeDriver, ADispatchFailingAfterOthersWereIssuedSaysHowMany) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  RuntimeOptions options = on_device_0();
+  options.limits = test::tiny_limits();
+  Runtime runtime(options);
+  Kernel count = runtime.kernel(test::visit_counter_kernel());
+  Field visits = runtime.allocate<std::int32_t>({12, 12});
+  LaunchOptions multi;
+  multi.mode = Mode::multi;
+  const std::size_t total = count.plan(Domain{12, 12}, Mode::multi).dispatches.size();
+  ASSERT_GE(total, 2u);
+  count.launch(multi, Domain{12, 12}, visits);  // compiled and launched in full
+  {
+    // The second dispatch of the next launch fails.
+    EnvGuard fail{"STUBJIT_FAKE_CUDA_FAIL_LAUNCH",
+                  std::to_string(fake().calls("cuLaunchKernel") + 2)};
+    try {
+      count.launch(multi, Domain{12, 12}, visits);
+      FAIL() << "expected LaunchError";
+    } catch (const LaunchError& error) {
+      EXPECT_EQ(error.issued(), 1u);
+      EXPECT_EQ(error.total(), total);
+      const std::string what = error.what();
+      EXPECT_NE(what.find("dispatch 2 of " + std::to_string(total)), std::string::npos) << what;
+      EXPECT_NE(what.find("CUDA_ERROR_LAUNCH_FAILED"), std::string::npos) << what;
+    }
+  }
+  {
+    // The first dispatch fails: nothing ran, a plain BackendError.
+    EnvGuard fail{"STUBJIT_FAKE_CUDA_FAIL_LAUNCH",
+                  std::to_string(fake().calls("cuLaunchKernel") + 1)};
+    try {
+      count.launch(multi, Domain{12, 12}, visits);
+      FAIL() << "expected BackendError";
+    } catch (const LaunchError& error) {
+      FAIL() << "the first dispatch failed, yet: " << error.what();
+    } catch (const BackendError& error) {
+      EXPECT_NE(std::string(error.what()).find("CUDA_ERROR_LAUNCH_FAILED"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(runtime.counters().launches, 1u);
 }
 
 }  // namespace

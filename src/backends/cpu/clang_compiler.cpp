@@ -86,7 +86,11 @@ HostObject compile_to_host_object(const CompileJob& job) {
   clang::ProcessWarningOptions(*diags, invocation->getDiagnosticOpts());
   invocation->getPreprocessorOpts().addRemappedFile(
       job.file_name, llvm::MemoryBuffer::getMemBufferCopy(job.source, job.file_name).release());
+  // The driver asks cc1 not to free what it builds (-disable-free): a process that exits
+  // right after saves the time. This one compiles again, so everything is freed: the
+  // frontend's state, and the backend's target machine with its subtargets.
   invocation->getFrontendOpts().DisableFree = false;
+  invocation->getCodeGenOpts().DisableFree = false;
 
   clang::CompilerInstance compiler;
   compiler.setInvocation(std::move(invocation));

@@ -1,0 +1,169 @@
+// A launch on a memory hit makes no heap allocation. Every operator new of the process
+// is replaced here (this program is built on its own for that) and counted per thread
+// while a test arms the count; the library, linked as a shared object, allocates
+// through the same replaced operators.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <new>
+#include <thread>
+
+#include "common/coverage.hpp"
+#include "common/kernels.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace {
+
+thread_local bool counting = false;
+thread_local long allocations = 0;
+
+void* counted(std::size_t size) {
+  if (counting) ++allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+
+}  // namespace
+
+void* operator new(std::size_t size) { return counted(size); }
+void* operator new[](std::size_t size) { return counted(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  if (counting) ++allocations;
+  return std::malloc(size ? size : 1);
+}
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
+  if (counting) ++allocations;
+  return std::malloc(size ? size : 1);
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace stubjit {
+namespace {
+
+// Allocations the calling thread makes while `work` runs.
+template <class Work>
+long allocations_during(Work&& work) {
+  allocations = 0;
+  counting = true;
+  work();
+  counting = false;
+  return allocations;
+}
+
+TEST(HotPath, TheCountSeesAnAllocation) {
+  EXPECT_EQ(allocations_during([] { delete new int(1); }), 1);
+}
+
+TEST(HotPath, ALaunchOnAMemoryHitAllocatesNothing) {
+  Runtime runtime(test::cpu_options());
+  Kernel saxpy = runtime.kernel(test::saxpy_kernel());
+  Field x = runtime.allocate<float>({64, 48});
+  Field y = runtime.allocate<float>({64, 48});
+  x.copy_from(std::vector<float>(64 * 48, 1.0f));
+  y.copy_from(std::vector<float>(64 * 48, 0.0f));
+  const Domain domain{64, 48};
+  saxpy.launch(domain, 2.0f, x, y);  // compiles
+  saxpy.launch(domain, 2.0f, x, y);
+  EXPECT_EQ(allocations_during([&] {
+              for (int i = 0; i < 100; ++i) saxpy.launch(domain, 2.0f, x, y);
+            }),
+            0);
+  EXPECT_EQ(y.to_vector<float>(), std::vector<float>(64 * 48, 2.0f * 102));
+}
+
+// Launches that miss the thread's memo (another domain, mode or stream each time) still
+// find their stubs in the kernel's table without allocating.
+TEST(HotPath, AlternatingDomainsModesAndStreamsAllocateNothing) {
+  RuntimeOptions options = test::cpu_options();
+  options.limits = test::tiny_limits();  // multi really splits (into at most 8 pieces here)
+  Runtime runtime(options);
+  Kernel write = runtime.kernel(test::index_writer_kernel());
+  Kernel count = runtime.kernel(test::visit_counter_kernel());
+  Field codes = runtime.allocate<std::int64_t>({12, 12});
+  Field visits = runtime.allocate<std::int32_t>({12, 12});
+  visits.copy_from(std::vector<std::int32_t>(144, 0));
+  Stream stream = runtime.create_stream();
+  const Domain small{12, 12};
+  const Domain strided(std::vector<Dim>{Dim{1, 2, 3}, Dim{7, 4, -2}});
+  LaunchOptions multi;
+  multi.mode = Mode::multi;
+  LaunchOptions on_stream;
+  on_stream.stream = &stream;
+  LaunchOptions spread;
+  spread.mode = Mode::spread;
+  const auto round = [&] {
+    write.launch(multi, small, codes);
+    count.launch(small, visits);
+    write.launch(on_stream, strided, codes);
+    count.launch(spread, strided, visits);
+  };
+  round();  // compiles what the rounds need
+  ASSERT_LE(write.plan(small, Mode::multi).dispatches.size(), DispatchList::inline_capacity);
+  ASSERT_GT(write.plan(small, Mode::multi).dispatches.size(), 1u);
+  EXPECT_EQ(allocations_during([&] {
+              for (int i = 0; i < 20; ++i) round();
+            }),
+            0);
+  EXPECT_EQ(runtime.counters().compiles, 4u);
+  // Every index of `small` counted once per round, those of `strided` twice.
+  const std::vector<std::int32_t> counted = visits.to_vector<std::int32_t>();
+  EXPECT_EQ(counted[0], 21);
+  EXPECT_EQ(counted[1 * 12 + 7], 42);
+  EXPECT_EQ(counted[4 * 12 + 1], 42);
+  EXPECT_EQ(counted[2 * 12 + 7], 21);
+}
+
+// Ranks above 3 (spread indexing), the index token and broadcast fields on the hot path.
+TEST(HotPath, SpreadRanksTheIndexTokenAndBroadcastsAllocateNothing) {
+  Runtime runtime(test::cpu_options());
+  Kernel lookup = runtime.kernel(test::lookup_kernel());
+  Kernel write = runtime.kernel(test::index_writer_kernel());
+  const Domain rank4{2, 3, 2, 2};
+  const Domain rank5{2, 3, 2, 2, 3};
+  Field codes = runtime.allocate<std::int64_t>({2, 3, 2, 2, 3});
+  Field table = runtime.allocate<std::int32_t>({5});
+  Field keys = runtime.allocate<std::int32_t>({2, 3, 2, 2});
+  Field out = runtime.allocate<std::int32_t>({2, 3, 2, 2});
+  table.copy_from(std::vector<std::int32_t>{100, 200, 300, 400, 500});
+  std::vector<std::int32_t> key_values(24);
+  for (std::size_t i = 0; i < key_values.size(); ++i) key_values[i] = static_cast<std::int32_t>(i);
+  keys.copy_from(key_values);
+  write.launch(rank5, codes);
+  lookup.launch(rank4, table, keys, out);
+  EXPECT_EQ(allocations_during([&] {
+              for (int i = 0; i < 50; ++i) {
+                write.launch(rank5, codes);
+                lookup.launch(rank4, table, keys, out);
+              }
+            }),
+            0);
+  EXPECT_EQ(codes.to_vector<std::int64_t>()[0], test::index_code({0, 0, 0, 0, 0}));
+  const std::vector<std::int32_t> looked_up = out.to_vector<std::int32_t>();
+  for (std::int32_t k = 0; k < 24; ++k) {
+    EXPECT_EQ(looked_up[static_cast<std::size_t>(k)], (k % 5 + 1) * 100 + k * k) << k;
+  }
+}
+
+// A second thread's first launch of a kernel misses its own memo but not the kernel's
+// table: no compile, no allocation in the launch itself.
+TEST(HotPath, AnotherThreadsFirstLaunchAllocatesNothing) {
+  Runtime runtime(test::cpu_options());
+  Kernel saxpy = runtime.kernel(test::saxpy_kernel());
+  Field x = runtime.allocate<float>({256});
+  Field y = runtime.allocate<float>({256});
+  saxpy.launch(Domain{256}, 1.0f, x, y);
+  long seen = -1;
+  std::thread other([&] {
+    saxpy.launch(Domain{256}, 1.0f, x, y);  // the thread's own first-use set-up
+    seen = allocations_during([&] { saxpy.launch(Domain{128}, 1.0f, x, y); });
+  });
+  other.join();
+  EXPECT_EQ(seen, 0);
+  EXPECT_EQ(runtime.counters().compiles, 1u);
+}
+
+}  // namespace
+}  // namespace stubjit
