@@ -1,6 +1,8 @@
 // CPU backend figures, each against a baseline measured in the same run:
 //   launch overhead on a memory-cache hit (1-element domain) vs. calling the JIT'd
-//   entry directly with pre-packed arguments;
+//   entry directly with pre-packed arguments, with the thread's launch memo hit, and
+//   missed (two domains in turn: the planner runs, the stub comes from the kernel's
+//   table);
 //   a large 2-D saxpy vs. a hand-written g++ -O3 -fopenmp loop.
 // bench/results/ holds the latest figures.
 #include <benchmark/benchmark.h>
@@ -44,6 +46,28 @@ void BM_Launch_Stubjit(benchmark::State& state) {
   benchmark::DoNotOptimize(y.to_vector<float>());
 }
 BENCHMARK(BM_Launch_Stubjit);
+
+// Two domains in turn: every launch misses the thread's launch memo, so it plans and
+// finds its stub by identity in the kernel's table.
+void BM_Launch_StubjitAlternatingDomains(benchmark::State& state) {
+  Runtime runtime(cpu());
+  Kernel saxpy = runtime.kernel(saxpy_source());
+  Field x = runtime.allocate<float>({2});
+  Field y = runtime.allocate<float>({2});
+  x.copy_from(std::vector<float>{1.0f, 1.0f});
+  y.copy_from(std::vector<float>{0.0f, 0.0f});
+  const Domain one{1};
+  const Domain two{2};
+  saxpy.launch(one, 1.0f, x, y);
+  saxpy.launch(two, 1.0f, x, y);
+  bool which = false;
+  for (auto _ : state) {
+    saxpy.launch(which ? two : one, 1.0f, x, y);
+    which = !which;
+  }
+  benchmark::DoNotOptimize(y.to_vector<float>());
+}
+BENCHMARK(BM_Launch_StubjitAlternatingDomains);
 
 // The same stub's entry called directly: what remains when bind, plan, key, cache
 // lookup and packing are gone.

@@ -89,7 +89,17 @@ class STUBJIT_API DispatchList {
 
   DispatchList() noexcept {}
   DispatchList(const DispatchList& other) { *this = other; }
-  DispatchList& operator=(const DispatchList& other);
+  DispatchList& operator=(const DispatchList& other) {
+    if (this == &other) return *this;
+    if (other.size_ > inline_capacity) {
+      heap_ = other.heap_;
+    } else {
+      heap_.clear();
+      for (std::size_t i = 0; i < other.size_; ++i) inline_[i].dispatch = other.inline_[i].dispatch;
+    }
+    size_ = other.size_;
+    return *this;
+  }
   ~DispatchList() = default;
 
   std::size_t size() const noexcept { return size_; }

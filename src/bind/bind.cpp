@@ -52,8 +52,27 @@ bool overlap(const ByteRange& a, const ByteRange& b) {
   return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
 }
 
+// The lowest and highest logical index of each dimension of a non-empty domain:
+// what a projected field must hold.
+struct DomainBounds {
+  std::array<std::int64_t, Domain::max_rank> low;
+  std::array<std::int64_t, Domain::max_rank> high;
+};
+
+DomainBounds bounds_of(const Domain& domain) {
+  DomainBounds bounds;
+  int d = 0;
+  for (const Dim& dim : domain.dims()) {
+    const std::int64_t last = dim.at(dim.count - 1);
+    bounds.low[static_cast<std::size_t>(d)] = std::min(dim.first, last);
+    bounds.high[static_cast<std::size_t>(d)] = std::max(dim.first, last);
+    ++d;
+  }
+  return bounds;
+}
+
 Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
-                    const RuntimeState* owner) {
+                    const DomainBounds* bounds, const RuntimeState* owner) {
   if (arg.kind() != Arg::Kind::field) {
     throw ArgumentError(param.name,
                         quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
@@ -83,13 +102,12 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
   if (param.access == Access::read_write && !field.writable()) {
     throw ArgumentError(param.name, quoted(param) + " is read-write; got a read-only field");
   }
-  if (binding == Binding::projection && !domain.empty()) {
+  if (binding == Binding::projection && bounds) {
+    const std::int64_t* extents = field.extents().data();
     for (int d = 0; d < domain.rank(); ++d) {
-      const Dim& dim = domain.dims()[static_cast<std::size_t>(d)];
-      const std::int64_t last = dim.at(dim.count - 1);
-      const std::int64_t low = std::min(dim.first, last);
-      const std::int64_t high = std::max(dim.first, last);
-      if (low < 0 || high >= field.extents()[static_cast<std::size_t>(d)]) {
+      const std::int64_t low = bounds->low[static_cast<std::size_t>(d)];
+      const std::int64_t high = bounds->high[static_cast<std::size_t>(d)];
+      if (low < 0 || high >= extents[d]) {
         throw ArgumentError(param.name,
                             quoted(param) + ": domain dimension " + std::to_string(d) +
                                 " reaches logical index " + std::to_string(low < 0 ? low : high) +
@@ -160,8 +178,10 @@ void put(unsigned char* out, std::size_t offset, std::uint64_t value) {
 void bind_arguments(const Signature& signature, const Domain& domain, const Arg* args,
                     std::size_t count, const RuntimeState* owner, BoundArgs& out,
                     bool check_int32) {
+  const Param* params = signature.data();
+  const std::size_t n = signature.size();
   std::size_t expected = 0;
-  for (const Param& p : signature) expected += p.kind != ParamKind::index ? 1 : 0;
+  for (std::size_t i = 0; i < n; ++i) expected += params[i].kind != ParamKind::index ? 1 : 0;
   if (count != expected) {
     std::string names;
     for (const Param& p : signature) {
@@ -173,50 +193,52 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
                                 std::to_string(count));
   }
 
-  out.bindings.resize(signature.size());
+  out.bindings.resize(n);
   // Which argument each parameter takes (index tokens take none), and the bytes each
   // field spans. Signatures have at most max_kernel_parameters parameters (checked
   // when the kernel was made); entries of other parameters stay unwritten and unread.
   std::array<std::uint16_t, max_kernel_parameters> arg_of;
   std::array<ByteRange, max_kernel_parameters> ranges;
   bool any_writable = false;
+  const DomainBounds bounds = domain.empty() ? DomainBounds{} : bounds_of(domain);
+  const DomainBounds* projected_bounds = domain.empty() ? nullptr : &bounds;
   out.fits_int32 = check_int32 && domain_fits_int32(domain);
+  // The packed block's size (the layout of arg_layout.hpp), found on the way.
+  const int rank = domain.rank();
+  std::size_t size = 0;
   std::size_t next = 0;
-  for (std::size_t i = 0; i < signature.size(); ++i) {
-    const Param& param = signature[i];
-    switch (param.kind) {
-      case ParamKind::index:
-        out.bindings.set(i, Binding::index);
-        continue;
-      case ParamKind::scalar: {
-        const Arg& arg = args[next];
-        if (arg.kind() != Arg::Kind::scalar || arg.type() != param.type) {
-          throw ArgumentError(
-              param.name, quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
-        }
-        out.bindings.set(i, Binding::scalar);
-        break;
-      }
-      case ParamKind::field:
-        out.bindings.set(i, check_field(param, args[next], domain, owner));
-        if (out.fits_int32) out.fits_int32 = field_fits_int32(*args[next].field());
-        ranges[i] = byte_range(*args[next].field());
-        any_writable = any_writable || param.access == Access::read_write;
-        break;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Param& param = params[i];
+    if (param.kind == ParamKind::index) {
+      out.bindings.set(i, Binding::index);
+      continue;
     }
+    const Arg& arg = args[next];
     arg_of[i] = static_cast<std::uint16_t>(next++);
+    if (param.kind == ParamKind::scalar) {
+      if (arg.kind() != Arg::Kind::scalar || arg.type() != param.type) {
+        throw ArgumentError(
+            param.name, quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
+      }
+      out.bindings.set(i, Binding::scalar);
+      size += 8;
+      continue;
+    }
+    const Binding binding = check_field(param, arg, domain, projected_bounds, owner);
+    out.bindings.set(i, binding);
+    const Field& field = *arg.field();
+    if (out.fits_int32) out.fits_int32 = field_fits_int32(field);
+    ranges[i] = byte_range(field);
+    any_writable = any_writable || param.access == Access::read_write;
+    size += 8 + 16 * static_cast<std::size_t>(actual_rank(param, binding, rank));
   }
   if (any_writable) check_aliasing(signature, ranges.data());
 
-  // The layout of arg_layout.hpp, computed slot by slot (no offset table to allocate).
-  std::size_t size = 0;
-  for (std::size_t i = 0; i < signature.size(); ++i)
-    size += slot_size(signature[i], out.bindings[i], domain.rank());
   out.packed.reset(size == 0 ? 8 : size);
   unsigned char* packed = out.packed.data();
   if (size == 0) put(packed, 0, 0);  // the block is never empty; its one slot is unused
   std::size_t at = 0;
-  for (std::size_t i = 0; i < signature.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     const Binding binding = out.bindings[i];
     if (binding == Binding::index) continue;
     const Arg& arg = args[arg_of[i]];
@@ -227,15 +249,11 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
     }
     // Every byte of a field slot is written: pointer, extents, strides.
     const Field& field = *arg.field();
+    const std::size_t field_rank = field.extents().size();
     put(packed, at, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(field.data())));
-    at += 8;
-    const std::size_t rank = field.extents().size();
-    const std::int64_t* extents = field.extents().data();
-    const std::int64_t* strides = field.strides().data();
-    for (std::size_t d = 0; d < rank; ++d, at += 8)
-      put(packed, at, static_cast<std::uint64_t>(extents[d]));
-    for (std::size_t d = 0; d < rank; ++d, at += 8)
-      put(packed, at, static_cast<std::uint64_t>(strides[d]));
+    std::memcpy(packed + at + 8, field.extents().data(), 8 * field_rank);
+    std::memcpy(packed + at + 8 + 8 * field_rank, field.strides().data(), 8 * field_rank);
+    at += 8 + 16 * field_rank;
   }
 }
 

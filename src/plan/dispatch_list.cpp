@@ -13,18 +13,6 @@ const Dispatch& DispatchList::at(std::size_t i) const {
   return data()[i];
 }
 
-DispatchList& DispatchList::operator=(const DispatchList& other) {
-  if (this == &other) return *this;
-  if (other.size_ > inline_capacity) {
-    heap_ = other.heap_;
-  } else {
-    heap_.clear();
-    for (std::size_t i = 0; i < other.size_; ++i) inline_[i].dispatch = other.inline_[i].dispatch;
-  }
-  size_ = other.size_;
-  return *this;
-}
-
 void DispatchList::push_back(const Dispatch& dispatch) {
   if (size_ < inline_capacity) {
     inline_[size_++].dispatch = dispatch;

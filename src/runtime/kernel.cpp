@@ -20,14 +20,18 @@ namespace stubjit {
 namespace detail {
 namespace {
 
+// Every field is written (no zero-fill of the whole block first: it is on the hot
+// path), dimensions past the rank with zeros, so the bytes a device gets are defined.
 void fill_domain(LaunchParams& lp, const Domain& domain) {
-  int d = 0;
-  for (const Dim& dim : domain.dims()) {
-    lp.first[d] = dim.first;
-    lp.count[d] = dim.count;
-    lp.step[d] = dim.step;
-    ++d;
+  const DimRange dims = domain.dims();
+  const int rank = domain.rank();
+  for (int d = 0; d < max_domain_rank; ++d) {
+    const bool used = d < rank;
+    lp.first[d] = used ? dims[static_cast<std::size_t>(d)].first : 0;
+    lp.count[d] = used ? dims[static_cast<std::size_t>(d)].count : 0;
+    lp.step[d] = used ? dims[static_cast<std::size_t>(d)].step : 0;
   }
+  lp.reserved = 0;
 }
 
 void fill_dispatch(LaunchParams& lp, const Plan& plan, const Dispatch& dispatch) {
@@ -114,7 +118,7 @@ void issue_dispatches(RuntimeState& runtime, const LoadedStub& stub, const Domai
   Device& device = runtime.device_for("launch a kernel");
   // All or nothing: whatever can be known before the first dispatch is checked here.
   device.check_plan(*stub.module, plan);
-  LaunchParams lp{};
+  LaunchParams lp;
   fill_domain(lp, domain);
   for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
     fill_dispatch(lp, plan, plan.dispatches[i]);
@@ -179,10 +183,10 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
       options.stream ? options.stream->state() : runtime.default_stream.get();
 
   // A launch like one this thread made before: its plan and stub, without the planner.
-  // (The plan is copied: a launch issued from within this one may reuse the entry.)
   detail::LaunchMemo& memo = detail::launch_memo(kernel.id);
   if (memo.matches(kernel.id, domain, options.mode, bound)) {
-    const Plan plan = memo.plan;
+    const detail::MemoInUse in_use(memo);
+    const Plan& plan = memo.plan;
     const detail::KernelStubs::Record& record = *memo.record;
     if (record.failure) std::rethrow_exception(record.failure);
     runtime.memory_hits.add();

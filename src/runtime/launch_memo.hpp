@@ -27,6 +27,10 @@ struct LaunchMemo {
   bool fits_int32 = false;
   Plan plan;
   const KernelStubs::Record* record = nullptr;
+  // Launches running from this entry on this thread: a launch made from within one of
+  // them (a callback, a body calling back into the host) must not overwrite the plan
+  // it is dispatching from.
+  int in_use = 0;
 
   bool matches(std::uint64_t kernel_id, const Domain& domain, const std::optional<Mode>& mode,
                const BoundArgs& bound) const noexcept {
@@ -44,6 +48,7 @@ struct LaunchMemo {
 
   void remember(std::uint64_t kernel_id, const Domain& domain, const std::optional<Mode>& mode,
                 const BoundArgs& bound, const Plan& chosen, const KernelStubs::Record* stub) {
+    if (in_use != 0) return;
     kernel = kernel_id;
     forced = mode;
     rank = domain.rank();
@@ -54,6 +59,18 @@ struct LaunchMemo {
     plan = chosen;
     record = stub;
   }
+};
+
+// Marks a memo entry in use for one scope.
+class MemoInUse {
+ public:
+  explicit MemoInUse(LaunchMemo& memo) noexcept : memo_(memo) { ++memo_.in_use; }
+  ~MemoInUse() { --memo_.in_use; }
+  MemoInUse(const MemoInUse&) = delete;
+  MemoInUse& operator=(const MemoInUse&) = delete;
+
+ private:
+  LaunchMemo& memo_;
 };
 
 // This thread's entry for `kernel_id`.

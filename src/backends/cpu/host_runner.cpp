@@ -10,8 +10,13 @@ void run_groups(CpuEntry entry, const void* args, const LaunchParams& lp, unsign
   const u64 groups = lp.grid[0] * lp.grid[1] * lp.grid[2];
   if (groups == 0) return;
   const u64 iterations = groups * lp.block[0] * lp.block[1] * lp.block[2];
+  // Small dispatches first: they run here, without asking OpenMP anything.
+  if (groups == 1 || iterations <= serial_iterations) {
+    entry(args, &lp, 0, groups);
+    return;
+  }
   const int workers = threads != 0 ? static_cast<int>(threads) : omp_get_max_threads();
-  if (workers <= 1 || groups == 1 || iterations <= serial_iterations) {
+  if (workers <= 1) {
     entry(args, &lp, 0, groups);
     return;
   }
