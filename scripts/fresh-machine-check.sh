@@ -31,15 +31,24 @@ fail() {
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot and mount); run it with sudo"
 
-# Every mount below the root, deepest first; also what an earlier, killed run left.
+# The mounts this script makes below the root (also what an earlier, killed run left),
+# unmounted recursively; then nothing may be mounted there any more, or the root is not
+# removed (rm would walk into the host's /dev).
+mount_points=(dev proc sys)
 unmount_all() {
-  local target
   [ -d "$root" ] || return 0
-  local resolved
-  resolved=$(realpath "$root")
-  while read -r target; do
-    umount -l "$target" 2>/dev/null || true
-  done < <(awk -v r="$resolved" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r)
+  local point
+  for point in "${mount_points[@]}"; do
+    if mountpoint -q "$root/$point"; then
+      umount -R "$root/$point" 2>/dev/null || umount -R -l "$root/$point" 2>/dev/null || true
+    fi
+  done
+  for point in "${mount_points[@]}"; do
+    if mountpoint -q "$root/$point"; then
+      say "cannot unmount $root/$point; leaving $root in place" >&2
+      return 1
+    fi
+  done
 }
 trap unmount_all EXIT
 
@@ -51,8 +60,9 @@ if ! command -v debootstrap >/dev/null; then
 fi
 
 mkdir -p "$work"
-unmount_all
-rm -rf "$root"
+unmount_all || fail "something is still mounted below $root"
+# --one-file-system: never into a mount, whatever happened before.
+rm -rf --one-file-system "$root"
 if [ ! -s "$tarball" ]; then
   say "downloading a minimal $suite base system into $tarball"
   rm -rf "$work/tarball-staging"
@@ -109,7 +119,7 @@ if ! in_root bash -c "cd $source_dir && scripts/quickstart.sh" >"$work/as-root.l
 fi
 # What a newcomer would look at: the set-up's own lines, apt's totals, the program.
 grep -E '^(stubjit|backend|plan|compiled|result|-- stubjit|Need to get|After this|[0-9]+ upgraded)' \
-  "$work/as-root.log" | sed 's/^/    | /' 
+  "$work/as-root.log" | sed 's/^/    | /' || true
 # LLVM's CMake files report a missing optional package as "Could NOT find ...": to a
 # newcomer that reads as an error, so the set-up installs what they look for.
 if grep -q "Could NOT find" "$work/as-root.log"; then

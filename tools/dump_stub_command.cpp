@@ -28,8 +28,7 @@ struct DumpFlags {
 // The dialect as the library lists it. Its default warp width is what a runtime of
 // the dialect assumes unless told: CUDA warps are 32 wide; HIP wavefronts 64 on
 // GCN/CDNA (gfx9: gfx90a, gfx942), which RDNA (gfx10 and later, wave32) users override
-// with --warp-size 32. A dialect without one takes neither a warp width nor launch
-// bounds.
+// with --warp-size 32.
 StubDialect dialect_named(const std::string& name) {
   for (const StubDialect& dialect : stub_dialects())
     if (dialect.name == name) return dialect;
@@ -51,7 +50,7 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.index_bits = flags.index_bits;
   options.bindings = description.bindings;
   const StubDialect dialect = dialect_named(flags.dialect);
-  if (dialect.default_warp_size != 0) {
+  if (dialect.takes_launch_bounds_and_warp_size) {
     // What a typical GPU (1024 threads per group) would give, unless set.
     options.launch_bounds =
         flags.launch_bounds

@@ -43,7 +43,12 @@ class DimRange {
   const Dim* end() const noexcept { return last_; }
   std::size_t size() const noexcept { return static_cast<std::size_t>(last_ - first_); }
   bool empty() const noexcept { return first_ == last_; }
+  const Dim* data() const noexcept { return first_; }
   const Dim& operator[](std::size_t d) const noexcept { return first_[d]; }
+  const Dim& front() const noexcept { return first_[0]; }
+  const Dim& back() const noexcept { return last_[-1]; }
+  // A copy, as the container older versions returned.
+  std::vector<Dim> to_vector() const { return std::vector<Dim>(first_, last_); }
 
  private:
   const Dim* first_;

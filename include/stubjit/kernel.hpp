@@ -128,7 +128,8 @@ class STUBJIT_API Kernel {
   LaunchSummary launch_args(const Domain& domain, const Arg* args, std::size_t count,
                             const LaunchOptions& options = {});
 
-  // The plan a launch over `domain` would use, without launching.
+  // The plan a launch over `domain` would use, without launching (refused as a launch
+  // would be: PlanError).
   Plan plan(const Domain& domain, std::optional<Mode> forced = std::nullopt) const;
 
   // The generated stub a launch with these arguments would compile, without

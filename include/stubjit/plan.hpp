@@ -9,6 +9,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -80,24 +81,23 @@ struct Dispatch {
   std::int64_t linear_end = 0;
 };
 
-// The dispatches of a plan. Up to inline_capacity of them (every plan the planner
-// makes with the default PlanPolicy for rank <= 3, and every single-dispatch plan)
-// are kept inline, so planning a launch allocates nothing; more go to the heap.
+// The dispatches of a plan. Up to inline_capacity of them are kept inline (every
+// single-dispatch plan, and multi plans of up to 8 pieces: with the default PlanPolicy,
+// automatic planning turns to spread beyond that for rank <= 3), so planning a launch
+// allocates nothing; more go to the heap.
 class STUBJIT_API DispatchList {
  public:
   static constexpr std::size_t inline_capacity = 8;
 
   DispatchList() noexcept {}
-  DispatchList(const DispatchList& other) { *this = other; }
+  DispatchList(const DispatchList& other) { assign(other); }
+  DispatchList(DispatchList&& other) noexcept { take(other); }
   DispatchList& operator=(const DispatchList& other) {
-    if (this == &other) return *this;
-    if (other.size_ > inline_capacity) {
-      heap_ = other.heap_;
-    } else {
-      heap_.clear();
-      for (std::size_t i = 0; i < other.size_; ++i) inline_[i].dispatch = other.inline_[i].dispatch;
-    }
-    size_ = other.size_;
+    if (this != &other) assign(other);
+    return *this;
+  }
+  DispatchList& operator=(DispatchList&& other) noexcept {
+    if (this != &other) take(other);
     return *this;
   }
   ~DispatchList() = default;
@@ -118,21 +118,41 @@ class STUBJIT_API DispatchList {
   void clear() noexcept;
 
  private:
-  // Uninitialized until used: a plan of one dispatch writes one, not eight.
-  union Slot {
-    Slot() noexcept {}
-    Dispatch dispatch;
-  };
   static_assert(std::is_trivially_copyable_v<Dispatch> &&
                     std::is_trivially_destructible_v<Dispatch>,
                 "DispatchList copies and drops dispatches as bytes");
+  // Raw storage, not Dispatch objects: a plan of one dispatch constructs one, not eight.
+  const Dispatch* inline_data() const noexcept {
+    return std::launder(reinterpret_cast<const Dispatch*>(inline_));
+  }
+  Dispatch* inline_data() noexcept { return std::launder(reinterpret_cast<Dispatch*>(inline_)); }
   const Dispatch* data() const noexcept {
-    return size_ <= inline_capacity ? &inline_[0].dispatch : heap_.data();
+    return size_ <= inline_capacity ? inline_data() : heap_.data();
   }
-  Dispatch* data() noexcept {
-    return size_ <= inline_capacity ? &inline_[0].dispatch : heap_.data();
+  Dispatch* data() noexcept { return size_ <= inline_capacity ? inline_data() : heap_.data(); }
+  void assign(const DispatchList& other) {
+    if (other.size_ > inline_capacity) {
+      heap_ = other.heap_;
+    } else {
+      heap_.clear();
+      for (std::size_t i = 0; i < other.size_; ++i)
+        new (inline_ + i * sizeof(Dispatch)) Dispatch(other.inline_data()[i]);
+    }
+    size_ = other.size_;
   }
-  Slot inline_[inline_capacity];
+  void take(DispatchList& other) noexcept {
+    if (other.size_ > inline_capacity) {
+      heap_ = std::move(other.heap_);
+    } else {
+      heap_.clear();
+      for (std::size_t i = 0; i < other.size_; ++i)
+        new (inline_ + i * sizeof(Dispatch)) Dispatch(other.inline_data()[i]);
+    }
+    size_ = other.size_;
+    other.clear();
+  }
+
+  alignas(Dispatch) unsigned char inline_[inline_capacity * sizeof(Dispatch)];
   std::vector<Dispatch> heap_;  // every dispatch, once there are more than inline_capacity
   std::size_t size_ = 0;
 };

@@ -46,11 +46,14 @@ struct StubSource {
 // launch bounds with cpp).
 STUBJIT_API StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options);
 
-// A dialect the stub writer can write, and the warp width its stubs get when
-// StubOptions::warp_size is 0 and the dialect takes one (0: it takes none).
+// A dialect the stub writer can write. A GPU dialect's stubs declare their launch
+// bounds and carry the warp width the plan assumed (StubOptions::launch_bounds and
+// warp_size); `default_warp_size` is the width a runtime of the dialect assumes unless
+// its device says otherwise (stubjit dump-stub uses it when given none).
 struct StubDialect {
   std::string name;
-  std::uint32_t default_warp_size = 0;
+  bool takes_launch_bounds_and_warp_size = false;
+  std::uint32_t default_warp_size = 0;  // 0 for a dialect that takes none
 };
 STUBJIT_API std::vector<StubDialect> stub_dialects();
 

@@ -3,9 +3,11 @@
 // Keys are spread over independently locked shards, and creation runs outside any
 // lock, so work on different keys never waits on one global lock.
 //
-// Bounded: each shard keeps at most its share of `capacity` finished entries, least
-// recently used first out (entries still being created are never evicted). What a
-// caller holds stays valid after eviction: values are shared.
+// Bounded: each of the shard_count shards keeps at most ceil(capacity / shard_count)
+// finished entries, least recently used first out (entries still being created are
+// never evicted). So at most `capacity` rounded up to a multiple of shard_count in all,
+// and recency is exact within a shard, approximate across them. What a caller holds
+// stays valid after eviction: values are shared.
 //
 // Key: a copyable type with operator== and a member `hash` (std::uint64_t).
 #pragma once
@@ -18,6 +20,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -40,7 +43,7 @@ class SingleFlightCache {
   Ptr get_or_create(const Key& key, Make&& make, bool& created, KeepFailure&& keep_failure) {
     created = false;
     Shard& shard = shards_[key.hash % shard_count];
-    std::promise<Ptr> promise;
+    std::optional<std::promise<Ptr>> promise;  // made only by the one that creates
     std::shared_future<Ptr> future;
     {
       std::lock_guard<std::mutex> lock(shard.mutex);
@@ -49,23 +52,25 @@ class SingleFlightCache {
         shard.order.splice(shard.order.begin(), shard.order, it->second);
         future = it->second->future;
       } else {
-        shard.order.push_front(Entry{key, promise.get_future().share(), false});
+        promise.emplace();
+        shard.order.push_front(Entry{key, promise->get_future().share(), false});
         shard.index.emplace(key, shard.order.begin());
         created = true;
       }
     }
     if (!created) return future.get();
+    Ptr value;
     try {
-      Ptr value = make();
-      promise.set_value(value);
-      finish(shard, key, true);
-      return value;
+      value = make();
     } catch (...) {
       const std::exception_ptr failure = std::current_exception();
-      promise.set_exception(failure);
+      promise->set_exception(failure);
       finish(shard, key, keep_failure(failure));
       throw;
     }
+    promise->set_value(value);
+    finish(shard, key, true);
+    return value;
   }
 
   template <class Make>
@@ -95,16 +100,18 @@ class SingleFlightCache {
       return static_cast<std::size_t>(key.hash);
     }
   };
+  using Order = std::list<Entry>;
   struct Shard {
     mutable std::mutex mutex;
-    std::list<Entry> order;  // most recently used first
-    std::unordered_map<Key, typename std::list<Entry>::iterator, KeyHash> index;
+    Order order;  // most recently used first
+    std::unordered_map<Key, typename Order::iterator, KeyHash> index;
   };
 
-  // Marks the creation of `key` finished (or forgets it), then trims the shard. What
-  // is evicted is released after the lock, so a value's destructor never runs under it.
-  void finish(Shard& shard, const Key& key, bool keep) {
-    std::vector<std::shared_future<Ptr>> released;
+  // Marks the creation of `key` finished (or forgets it), then trims the shard to its
+  // share, least recently used first. Never throws: what is evicted is spliced out under
+  // the lock and released after it, so a value's destructor never runs under the lock.
+  void finish(Shard& shard, const Key& key, bool keep) noexcept {
+    Order released;
     {
       std::lock_guard<std::mutex> lock(shard.mutex);
       auto it = shard.index.find(key);
@@ -112,24 +119,22 @@ class SingleFlightCache {
       if (keep) {
         it->second->finished = true;
       } else {
-        released.push_back(std::move(it->second->future));
-        shard.order.erase(it->second);
+        released.splice(released.end(), shard.order, it->second);
         shard.index.erase(it);
       }
       std::size_t finished = 0;
       for (auto entry = shard.order.begin(); entry != shard.order.end();) {
+        auto next = std::next(entry);
         if (entry->finished && ++finished > per_shard_) {
-          released.push_back(std::move(entry->future));
           shard.index.erase(entry->key);
-          entry = shard.order.erase(entry);
-        } else {
-          ++entry;
+          released.splice(released.end(), shard.order, entry);
         }
+        entry = next;
       }
     }
   }
 
-  std::size_t per_shard_;
+  const std::size_t per_shard_;
   std::array<Shard, shard_count> shards_;
 };
 

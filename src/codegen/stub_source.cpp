@@ -88,7 +88,8 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
 std::vector<StubDialect> stub_dialects() {
   std::vector<StubDialect> dialects;
   for (const detail::DialectEmitter* emitter : detail::emitters())
-    dialects.push_back({emitter->name(), emitter->default_warp_size()});
+    dialects.push_back(
+        {emitter->name(), emitter->takes_group_constants(), emitter->default_warp_size()});
   return dialects;
 }
 

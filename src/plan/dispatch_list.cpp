@@ -15,14 +15,12 @@ const Dispatch& DispatchList::at(std::size_t i) const {
 
 void DispatchList::push_back(const Dispatch& dispatch) {
   if (size_ < inline_capacity) {
-    inline_[size_++].dispatch = dispatch;
+    new (inline_ + size_ * sizeof(Dispatch)) Dispatch(dispatch);
+    ++size_;
     return;
   }
   // Past the inline storage, every dispatch lives on the heap, in order.
-  if (size_ == inline_capacity) {
-    heap_.clear();
-    for (const Slot& slot : inline_) heap_.push_back(slot.dispatch);
-  }
+  if (size_ == inline_capacity) heap_.assign(inline_data(), inline_data() + inline_capacity);
   heap_.push_back(dispatch);
   ++size_;
 }

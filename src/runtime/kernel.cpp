@@ -212,8 +212,7 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
 
 Plan Kernel::plan(const Domain& domain, std::optional<Mode> forced) const {
   if (!state_) throw Error("null kernel");
-  const detail::RuntimeState& runtime = *state_->runtime;
-  return make_plan(domain, runtime.limits, state_->source.block, runtime.options.policy, forced);
+  return detail::plan_for(*state_, domain, forced);  // what a launch would check, too
 }
 
 std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& args,

@@ -49,7 +49,9 @@ struct LaunchMemo {
   void remember(std::uint64_t kernel_id, const Domain& domain, const std::optional<Mode>& mode,
                 const BoundArgs& bound, const Plan& chosen, const KernelStubs::Record* stub) {
     if (in_use != 0) return;
-    kernel = kernel_id;
+    // Emptied first and named last: if copying the plan throws (a plan of more than
+    // DispatchList::inline_capacity dispatches allocates), the entry matches nothing.
+    kernel = 0;
     forced = mode;
     rank = domain.rank();
     for (int d = 0; d < rank; ++d)
@@ -58,6 +60,7 @@ struct LaunchMemo {
     fits_int32 = bound.fits_int32;
     plan = chosen;
     record = stub;
+    kernel = kernel_id;
   }
 };
 

@@ -1,10 +1,12 @@
 #include "runtime/runtime_state.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 
 #include "backends/registry.hpp"
 #include "codegen/stub_request.hpp"
+#include "runtime/kernel_stubs.hpp"
 #include "stubjit/error.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
@@ -63,8 +65,8 @@ SelectedBackend select_backend(const RuntimeOptions& options) {
         logger().info("backend {} is compile-only for {}: {}", wanted,
                       opened.toolchain->target_id(), opened.reason);
       }
-      return {entry.name, std::move(opened.toolchain), std::move(opened.device),
-              opened.device ? std::string() : opened.reason};
+      const std::string no_device = opened.device ? std::string() : opened.reason;
+      return {entry.name, std::move(opened.toolchain), std::move(opened.device), no_device};
     }
     throw BackendError("unknown backend '" + wanted + "' (known: " + known_backends(entries) + ")");
   }
@@ -82,7 +84,9 @@ SelectedBackend select_backend(const RuntimeOptions& options) {
 }
 
 RuntimeState::RuntimeState(RuntimeOptions opts)
-    : options(std::move(opts)), stubs(cached_stub_capacity(options)) {
+    : options(std::move(opts)),
+      stub_cache_capacity(cached_stub_capacity(options)),
+      stubs(stub_cache_capacity) {
   SelectedBackend selected = select_backend(options);
   toolchain = std::move(selected.toolchain);
   device = std::move(selected.device);
@@ -103,10 +107,11 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
 
   dump_dir = options.dump_dir.empty() ? env_or("STUBJIT_DUMP_DIR", "") : options.dump_dir;
   default_stream = new_stream();
-  // Binaries outlive their loaded modules in memory (4 for each stub kept loaded), so
-  // that a stub evicted and asked for again loads without the compiler or the disk.
-  const std::size_t kept = cached_stub_capacity(options);
-  binaries.add(make_memory_store(kept > SIZE_MAX / 4 ? SIZE_MAX : 4 * kept));
+  // Binaries outlive their loaded modules in memory (4 for each stub kept loaded, and
+  // never fewer than a kernel's table holds), so that a stub evicted and asked for
+  // again loads without the compiler or the disk, even with no stubs kept loaded.
+  const std::size_t kept = stub_cache_capacity > SIZE_MAX / 4 ? SIZE_MAX : 4 * stub_cache_capacity;
+  binaries.add(make_memory_store(std::max(kept, KernelStubs::capacity)));
   if (std::unique_ptr<DiskCache> cache = DiskCache::open(resolve_cache_settings(options))) {
     auto store = std::make_unique<DiskStore>(std::move(cache));
     disk = store.get();

@@ -39,7 +39,9 @@ class RuntimeState {
   std::shared_ptr<const ToolchainIdentity> toolchain_identity;
   std::string dump_dir;
   std::shared_ptr<StreamState> default_stream;
-  // Loaded stubs of this runtime's device, by identity.
+  // Loaded stubs of this runtime's device, by identity, and how many it keeps beyond
+  // those a Kernel holds (RuntimeOptions::memory_cache_stubs).
+  std::size_t stub_cache_capacity = 0;
   SingleFlightCache<StubKey, LoadedStub> stubs;
   // Binaries of this runtime's target: memory, then disk when there is one.
   BinaryChain binaries;

@@ -11,7 +11,12 @@ namespace {
 // worth a line in a reason.
 bool not_found(const std::string& candidate, const char* error) {
   if (candidate.find('/') != std::string::npos) return ::access(candidate.c_str(), F_OK) != 0;
-  return !error || std::string(error).find("No such file or directory") != std::string::npos;
+  // The loader names the file it could not open: the candidate itself, or a library the
+  // candidate needs (then the candidate exists, and that reason is worth reporting).
+  if (!error) return true;
+  const std::string text = error;
+  return text.rfind(candidate + ":", 0) == 0 &&
+         text.find("No such file or directory") != std::string::npos;
 }
 
 }  // namespace

@@ -35,10 +35,23 @@ void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
   if (counting) ++allocations;
   return std::malloc(size ? size : 1);
 }
+void* operator new(std::size_t size, std::align_val_t alignment) {
+  if (counting) ++allocations;
+  const std::size_t a = static_cast<std::size_t>(alignment);
+  if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t alignment) {
+  return operator new(size, alignment);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
 namespace stubjit {
 namespace {
@@ -54,7 +67,12 @@ long allocations_during(Work&& work) {
 }
 
 TEST(HotPath, TheCountSeesAnAllocation) {
-  EXPECT_EQ(allocations_during([] { delete new int(1); }), 1);
+  // Called directly: a new-expression may be elided, a call may not.
+  EXPECT_EQ(allocations_during([] { ::operator delete(::operator new(8)); }), 1);
+  EXPECT_EQ(allocations_during([] {
+              ::operator delete (::operator new (64, std::align_val_t{64}), std::align_val_t{64});
+            }),
+            1);
 }
 
 TEST(HotPath, ALaunchOnAMemoryHitAllocatesNothing) {

@@ -16,6 +16,7 @@ stubjit::Kernel* outer = nullptr;
 stubjit::Field* outer_small = nullptr;
 int depth = 0;
 int reentries = 0;
+bool relaunch_outer = false;
 
 }  // namespace
 
@@ -25,9 +26,9 @@ extern "C" void test_reenter_from_body(long long) {
   ++depth;
   ++reentries;
   inner->launch(stubjit::Domain{5}, *inner_field);
-  // The outer kernel itself, over another domain: a miss of the thread's memo entry
-  // that the outer launch is dispatching from.
-  outer->launch(stubjit::Domain{2, 2}, *outer_small, std::int64_t(1000));
+  // The outer kernel itself, over another domain: it misses the thread's memo entry
+  // that the outer launch is dispatching from, and must not overwrite it.
+  if (relaunch_outer) outer->launch(stubjit::Domain{2, 2}, *outer_small, std::int64_t(1000));
   --depth;
 }
 
@@ -57,9 +58,12 @@ TEST(Reentry, ALaunchFromWithinALaunchLeavesTheOuterOneIntact) {
   LaunchOptions multi;
   multi.mode = Mode::multi;
   ASSERT_GE(outer_kernel.plan(Domain{12, 12}, Mode::multi).dispatches.size(), 2u);
-  // Twice: the first launch plans, the second runs from the thread's memo.
-  for (int launch = 1; launch <= 2; ++launch) {
+  // The first launch plans and fills the thread's memo entry; the later ones run from
+  // it, and from within them the outer kernel is launched again over another domain.
+  for (int launch = 1; launch <= 3; ++launch) {
+    relaunch_outer = launch > 1;
     out.copy_from(std::vector<std::int64_t>(144, -1));
+    small.copy_from(std::vector<std::int64_t>(4, -1));
     outer_kernel.launch(multi, Domain{12, 12}, out, std::int64_t(7));
     const std::vector<std::int64_t> values = out.to_vector<std::int64_t>();
     for (std::int64_t r = 0; r < 12; ++r) {
@@ -70,8 +74,13 @@ TEST(Reentry, ALaunchFromWithinALaunchLeavesTheOuterOneIntact) {
     }
     EXPECT_EQ(reentries, launch);
     EXPECT_EQ(counts.to_vector<std::int64_t>(), std::vector<std::int64_t>(5, launch));
-    EXPECT_EQ(small.to_vector<std::int64_t>(), (std::vector<std::int64_t>{1000, 1001, 1100, 1101}));
+    const std::vector<std::int64_t> expected_small =
+        relaunch_outer ? std::vector<std::int64_t>{1000, 1001, 1100, 1101}
+                       : std::vector<std::int64_t>(4, -1);
+    EXPECT_EQ(small.to_vector<std::int64_t>(), expected_small);
   }
+  // The outer kernel (multi, then direct over 2 x 2) and the inner one: three stubs.
+  EXPECT_EQ(runtime.counters().compiles, 3u);
 }
 
 }  // namespace

@@ -164,8 +164,8 @@ TEST(CudaCompileOnly, EachIndexWidthIsAStubOfItsOwn) {
   Runtime runtime(options);
   Kernel count = runtime.kernel(test::visit_counter_kernel());
   std::int32_t element = 0;
-  // A stride-0 view holds any domain without memory; it rules out the 32-bit variant
-  // only through the domain.
+  // Stride-0 views hold any domain without memory; the large one (and its domain)
+  // rule out the 32-bit variant.
   Field small = runtime.wrap(&element, {1000}, {0});
   Field large = runtime.wrap(&element, {std::int64_t(1) << 33}, {0});
   const Domain narrow{1000};
@@ -216,6 +216,8 @@ TEST(CudaCompileOnly, AnInvalidArchIsTheReason) {
     EXPECT_NE(std::string(error.what()).find("'sm_9' is not a CUDA architecture"),
               std::string::npos)
         << error.what();
+    // ...without hiding why there is no device.
+    EXPECT_NE(std::string(error.what()).find("CUDA driver"), std::string::npos) << error.what();
   }
 }
 

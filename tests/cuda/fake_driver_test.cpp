@@ -236,6 +236,34 @@ TEST(CudaFakeDriver, GroupsLargerThanTheEntryAllowsAreRefusedBeforeAnyDispatch) 
   EXPECT_EQ(runtime.counters().launches, 0u);
 }
 
+// The device checks every dispatch of a plan before the first is issued: a later one
+// the driver could not take (no groups, or more than 2^32-1 along a dimension) fails
+// the whole plan, and nothing reaches the driver.
+TEST(CudaFakeDriver, CheckPlanRefusesAPlanWhoseLaterDispatchCannotRun) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  const detail::OpenedBackend opened = detail::open_cuda_backend(detail::BackendConfig{});
+  ASSERT_TRUE(opened.device) << opened.reason;
+  const std::unique_ptr<detail::Module> module =
+      opened.device->load(detail::Binary{"cubin", {'\x7f', 'E', 'L', 'F'}}, "stubjit_k_multi_r1");
+  Plan plan;
+  plan.mode = Mode::multi;
+  plan.block = {128, 1, 1};
+  Dispatch fine;
+  fine.grid = {4, 1, 1};
+  plan.dispatches.push_back(fine);
+  EXPECT_NO_THROW(opened.device->check_plan(*module, plan));
+  const long launches = fake().calls("cuLaunchKernel");
+  for (std::uint64_t bad : {std::uint64_t(0), std::uint64_t(1) << 32}) {
+    Plan refused = plan;
+    Dispatch later;
+    later.grid = {bad, 1, 1};
+    refused.dispatches.push_back(later);
+    EXPECT_THROW(opened.device->check_plan(*module, refused), BackendError) << bad;
+  }
+  EXPECT_EQ(fake().calls("cuLaunchKernel"), launches);
+}
+
 // What cannot be checked before: the driver failing a later dispatch of several. The
 // earlier ones were issued and cannot be taken back, and the error says how many.
 TEST(CudaFakeDriver, ADispatchFailingAfterOthersWereIssuedSaysHowMany) {

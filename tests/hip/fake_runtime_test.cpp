@@ -166,5 +166,32 @@ TEST(HipFakeRuntime, EveryCallActsOnTheBackendsDeviceAndTheApplicationsStaysSele
   application.join();
 }
 
+// The HIP device checks every dispatch of a plan before the first is issued: a later
+// one outside HIP's 1 to 2^32-1 work-items per dimension fails the whole plan.
+TEST(HipFakeRuntime, CheckPlanRefusesAPlanWhoseLaterDispatchCannotRun) {
+  REQUIRE_FAKE_RUNTIME();
+  FakeEnvironment env;
+  OpenedBackend opened = open_on_device_0();
+  ASSERT_TRUE(opened.device);
+  const std::unique_ptr<Module> module = opened.device->load(
+      Binary{"amdgpu-code-object", {'\x7f', 'E', 'L', 'F'}}, "stubjit_k_multi_r1");
+  Plan plan;
+  plan.mode = Mode::multi;
+  plan.block = {256, 1, 1};
+  Dispatch fine;
+  fine.grid = {4, 1, 1};
+  plan.dispatches.push_back(fine);
+  EXPECT_NO_THROW(opened.device->check_plan(*module, plan));
+  const long launches = fake().calls("hipModuleLaunchKernel");
+  for (std::uint64_t bad : {std::uint64_t(0), (std::uint64_t(1) << 32) / 256}) {
+    Plan refused = plan;
+    Dispatch later;
+    later.grid = {bad, 1, 1};
+    refused.dispatches.push_back(later);
+    EXPECT_THROW(opened.device->check_plan(*module, refused), BackendError) << bad;
+  }
+  EXPECT_EQ(fake().calls("hipModuleLaunchKernel"), launches);
+}
+
 }  // namespace
 }  // namespace stubjit::detail

@@ -145,6 +145,7 @@ TEST(HipTarget, DeclarationsMatchTheInstalledHipHeader) {
   EXPECT_EQ(memcpy_device_to_host, hipMemcpyDeviceToHost);
   EXPECT_EQ(hip_error_no_device, hipErrorNoDevice);
   EXPECT_EQ(hiprtc_error_compilation, HIPRTC_ERROR_COMPILATION);
+  EXPECT_EQ(hiprtc_error_invalid_option, HIPRTC_ERROR_INVALID_OPTION);
 #else
   GTEST_SKIP() << "no <hip/hip_runtime_api.h> to check against (install libamdhip64-dev)";
 #endif

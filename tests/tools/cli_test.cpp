@@ -57,7 +57,7 @@ class Cli : public ::testing::Test {
 
 TEST_F(Cli, InfoListsBackendsToolchainsAndTheCache) {
   const json info = stubjit_json({"info"});
-  EXPECT_EQ(info["version"], "0.1.0");
+  EXPECT_EQ(info["version"], STUBJIT_TEST_PROJECT_VERSION);
   std::set<std::string> names;
   for (const json& backend : info["backends"]) {
     names.insert(backend["name"].get<std::string>());
@@ -539,7 +539,8 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.errors.find("cannot be read"), std::string::npos);
   EXPECT_EQ(stubjit({}).exit_code, 2);  // a subcommand is required
-  EXPECT_EQ(stubjit({"--version"}).output, "stubjit 0.1.0\n");
+  EXPECT_EQ(stubjit({"--version"}).output,
+            std::string("stubjit ") + STUBJIT_TEST_PROJECT_VERSION + "\n");
 }
 
 }  // namespace

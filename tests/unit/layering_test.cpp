@@ -84,22 +84,41 @@ std::string backend_folder(const std::string& relative) {
   return slash == std::string::npos ? "" : rest.substr(0, slash);
 }
 
-// Where a quoted include of a file at `from` (relative) resolves, relative to `root`:
-// the including file's own folder, then src/, include/, kernels/; "" when nowhere
-// (generated or system headers reached with quotes).
-std::string resolve(const fs::path& root, const std::string& from, const std::string& include) {
-  const fs::path own = fs::path(from).parent_path() / include;
-  for (const fs::path& candidate : {own, fs::path("src") / include, fs::path("include") / include,
-                                    fs::path("kernels") / include}) {
-    if (fs::exists(root / candidate)) return candidate.lexically_normal().generic_string();
+// Where an include of a file at `from` (relative) resolves, relative to `root`, as the
+// compiler looks: a quoted include in the including file's folder first, then (both
+// forms) include/, src/ and kernels/, the library's include path. Empty when nowhere
+// (system and third-party headers). `ambiguous` is set when more than one of the three
+// holds it: an include that reads as one layer and compiles as another.
+std::string resolve(const fs::path& root, const std::string& from, const std::string& include,
+                    bool quoted, bool& ambiguous) {
+  ambiguous = false;
+  if (quoted) {
+    const fs::path own = fs::path(from).parent_path() / include;
+    if (fs::exists(root / own)) return own.lexically_normal().generic_string();
   }
-  return "";
+  std::string found;
+  for (const char* folder : {"include", "src", "kernels"}) {
+    const fs::path candidate = fs::path(folder) / include;
+    if (!fs::exists(root / candidate)) continue;
+    if (found.empty()) {
+      found = candidate.lexically_normal().generic_string();
+    } else {
+      ambiguous = true;
+    }
+  }
+  return found;
+}
+
+bool is_source(const fs::path& path) {
+  static const std::set<std::string> extensions = {".cpp", ".hpp", ".h",   ".c",
+                                                   ".cc",  ".cxx", ".inl", ".ipp"};
+  return extensions.count(path.extension().string()) != 0;
 }
 
 std::vector<std::string> violations(const fs::path& root) {
   const std::vector<Layer> layers = read_layers(root / "docs" / "architecture.md");
   std::vector<std::string> found;
-  const std::regex include_line(R"re(^\s*#\s*include\s*"([^"]+)")re");
+  const std::regex include_line(R"re(^\s*#\s*include\s*([<"])([^>"]+)[>"])re");
   for (const Layer& layer : layers) {
     const fs::path folder = root / layer.folder;
     if (!fs::exists(folder)) {
@@ -107,10 +126,7 @@ std::vector<std::string> violations(const fs::path& root) {
       continue;
     }
     for (const auto& entry : fs::recursive_directory_iterator(folder)) {
-      const std::string extension = entry.path().extension().string();
-      if (!entry.is_regular_file() ||
-          (extension != ".cpp" && extension != ".hpp" && extension != ".h"))
-        continue;
+      if (!entry.is_regular_file() || !is_source(entry.path())) continue;
       const std::string from = fs::relative(entry.path(), root).generic_string();
       const Layer* from_layer = layer_of(layers, from);
       std::ifstream in(entry.path());
@@ -120,10 +136,20 @@ std::vector<std::string> violations(const fs::path& root) {
         ++number;
         std::smatch match;
         if (!std::regex_search(line, match, include_line)) continue;
-        const std::string target = resolve(root, from, match[1]);
-        if (target.empty()) continue;
-        const Layer* to_layer = layer_of(layers, target);
+        const bool quoted = match[1] == "\"";
+        bool ambiguous = false;
+        const std::string target = resolve(root, from, match[2], quoted, ambiguous);
         const std::string where = from + ":" + std::to_string(number) + ": ";
+        if (target.empty()) {
+          // Quoted includes are the project's own: each must be found.
+          if (quoted)
+            found.push_back(where + "includes \"" + std::string(match[2]) + "\", found nowhere");
+          continue;
+        }
+        if (ambiguous)
+          found.push_back(where + "includes " + std::string(match[2]) +
+                          ", found in more than one of include/, src/ and kernels/");
+        const Layer* to_layer = layer_of(layers, target);
         if (!to_layer) {
           found.push_back(where + "includes " + target + ", which is in no layer");
         } else if (from_layer->allowed.count(to_layer->name) == 0) {
@@ -186,14 +212,28 @@ TEST(Layering, ThePlantedViolationsOfATestTreeAreFound) {
   write("src/cache/upward.cpp", "#include \"runtime/state.hpp\"\n");
   write("src/backends/alpha/sibling.cpp", "#include \"backends/beta/beta.hpp\"\n");
   write("tools/internal.cpp", "  #  include \"support/fine.cpp\"\n");
+  write("examples/angle.cpp", "#include <runtime/state.hpp>\n#include <vector>\n");
+  write("src/plan/missing.cpp", "#include \"plan/nowhere.hpp\"\n");
+  write("include/stubjit/twice.hpp", "#pragma once\n");
+  write("kernels/stubjit/twice.hpp", "#pragma once\n");
+  write("src/support/twice.cpp", "#include \"stubjit/twice.hpp\"\n");
   const std::vector<std::string> found = violations(root);
-  EXPECT_EQ(found.size(), 3u) << joined(found);
+  EXPECT_EQ(found.size(), 6u) << joined(found);
   const std::string text = joined(found);
   EXPECT_NE(text.find("src/cache/upward.cpp:1: cache includes runtime"), std::string::npos) << text;
   EXPECT_NE(text.find("src/backends/alpha/sibling.cpp:1: backend alpha includes backend beta"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("tools/internal.cpp:1: tools includes support"), std::string::npos) << text;
+  EXPECT_NE(text.find("examples/angle.cpp:1: examples includes runtime"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("src/plan/missing.cpp:1: includes \"plan/nowhere.hpp\", found nowhere"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("src/support/twice.cpp:1: includes stubjit/twice.hpp, found in more than one"),
+      std::string::npos)
+      << text;
 }
 
 }  // namespace

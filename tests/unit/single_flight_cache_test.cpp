@@ -152,6 +152,28 @@ TEST(SingleFlightCache, CapacityEvictsTheLeastRecentlyUsed) {
   EXPECT_FALSE(created);  // the most recent one stays
 }
 
+// A hit makes an entry the most recently used: the one evicted is the other.
+TEST(SingleFlightCache, AHitRefreshesAnEntry) {
+  Cache cache(2 * Cache::shard_count);  // two finished entries per shard
+  const auto in_shard = [](const std::string& text) { return TextKey{text, 7}; };
+  int runs = 0;
+  const auto make = [&] {
+    ++runs;
+    return std::make_shared<const int>(runs);
+  };
+  bool created = false;
+  cache.get_or_create(in_shard("a"), make, created);
+  cache.get_or_create(in_shard("b"), make, created);
+  cache.get_or_create(in_shard("a"), make, created);  // a hit: "a" is now the newest
+  EXPECT_FALSE(created);
+  cache.get_or_create(in_shard("c"), make, created);  // evicts "b", the least recent
+  cache.get_or_create(in_shard("a"), make, created);
+  EXPECT_FALSE(created);
+  cache.get_or_create(in_shard("b"), make, created);
+  EXPECT_TRUE(created);
+  EXPECT_EQ(runs, 4);
+}
+
 TEST(SingleFlightCache, CapacityZeroKeepsNothingOnceCreated) {
   Cache cache(0);
   bool created = false;

@@ -12,6 +12,8 @@ namespace stubjit::detail::cuda {
 
 using nvrtcResult = int;
 inline constexpr nvrtcResult NVRTC_SUCCESS = 0;
+inline constexpr nvrtcResult NVRTC_ERROR_INVALID_OPTION = 5;
+inline constexpr nvrtcResult NVRTC_ERROR_COMPILATION = 6;
 struct nvrtcProgramOpaque;
 using nvrtcProgram = nvrtcProgramOpaque*;
 

@@ -50,9 +50,16 @@ OpenedBackend open_cuda_backend(const BackendConfig& config) {
       opened.reason = no_device.what();
       const std::string arch = env_or("STUBJIT_CUDA_ARCH", "");
       if (arch.empty()) return opened;
-      const CudaTarget target =
-          choose_cuda_target(parse_cuda_arch(arch), nvrtc->supported_archs, force_ptx());
-      opened.toolchain = make_cuda_toolchain(NvrtcCompiler(nvrtc, target));
+      // A target to compile for without the device; a bad one adds to why there is no
+      // backend, without hiding that there is no device.
+      try {
+        const CudaTarget target =
+            choose_cuda_target(parse_cuda_arch(arch), nvrtc->supported_archs, force_ptx());
+        opened.toolchain = make_cuda_toolchain(NvrtcCompiler(nvrtc, target));
+      } catch (const Error& bad_arch) {
+        opened.reason +=
+            std::string("; STUBJIT_CUDA_ARCH=") + arch + " cannot be used: " + bad_arch.what();
+      }
     }
   } catch (const std::exception& error) {
     opened.toolchain.reset();

@@ -69,9 +69,16 @@ Binary NvrtcCompiler::compile(const CompileJob& job) const {
   const cuda::nvrtcResult result =
       nvrtc.compile_program(program, static_cast<int>(pointers.size()), pointers.data());
   const std::string log = normalize_nvrtc_log(program_log(nvrtc, program));
-  if (result != cuda::NVRTC_SUCCESS) {
+  // The source or the options were rejected: the same inputs fail the same way, a
+  // CompileError (a runtime compiles such a stub once). Anything else (out of memory,
+  // an internal error) may pass on a later try: a BackendError.
+  if (result == cuda::NVRTC_ERROR_COMPILATION || result == cuda::NVRTC_ERROR_INVALID_OPTION) {
     throw CompileError(job.kernel, log.empty() ? "NVRTC failed: " + nvrtc.describe(result) : log,
                        job.source);
+  }
+  if (result != cuda::NVRTC_SUCCESS) {
+    throw BackendError("NVRTC failed on " + job.file_name + ": " + nvrtc.describe(result) +
+                       (log.empty() ? "" : "\n" + log));
   }
   if (!log.empty()) logger().debug("NVRTC diagnostics for {}:\n{}", job.file_name, log);
   return Binary{target_.ptx ? "ptx" : "cubin", program_output(nvrtc, program, target_.ptx)};

@@ -14,6 +14,7 @@ namespace stubjit::detail::hip {
 // --- hipRTC ---------------------------------------------------------------------------
 using hiprtcResult = int;
 inline constexpr hiprtcResult hiprtc_success = 0;
+inline constexpr hiprtcResult hiprtc_error_invalid_option = 5;
 inline constexpr hiprtcResult hiprtc_error_compilation = 6;
 struct hiprtcProgramOpaque;
 using hiprtcProgram = hiprtcProgramOpaque*;

@@ -97,8 +97,14 @@ Binary HiprtcCompiler::compile(const CompileJob& job) const {
   const hiprtcResult compiled = api.CompileProgram(
       program.get(), static_cast<int>(option_pointers.size()), option_pointers.data());
   const std::string log = program_log(api, program.get());
-  if (compiled != hiprtc_success) {
+  // Rejected source or options fail the same way every time (CompileError); other
+  // failures may pass on a later try (BackendError).
+  if (compiled == hiprtc_error_compilation || compiled == hiprtc_error_invalid_option) {
     throw CompileError(job.kernel, log.empty() ? rtc_error(api, compiled) : log, source);
+  }
+  if (compiled != hiprtc_success) {
+    throw BackendError("hip: hiprtcCompileProgram failed: " + rtc_error(api, compiled) +
+                       (log.empty() ? "" : "\n" + log));
   }
   if (!log.empty()) logger().debug("hipRTC diagnostics for {}:\n{}", job.file_name, log);
 
