@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cache/binary.hpp"
@@ -24,6 +25,17 @@ struct TargetTraits {
   // Stubs carry the warp (wavefront) width the plan assumed (STUBJIT_WARP_SIZE).
   bool warp_constant = false;
 };
+
+// The traits of a GPU target written by `emitter`: 32-bit index variants, launch
+// bounds and the warp width as constants in every stub.
+inline TargetTraits gpu_target_traits(std::string emitter) {
+  TargetTraits traits;
+  traits.emitter = std::move(emitter);
+  traits.index32 = true;
+  traits.launch_bounds = true;
+  traits.warp_constant = true;
+  return traits;
+}
 
 struct CompileJob {
   const std::string& source;

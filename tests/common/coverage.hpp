@@ -110,4 +110,16 @@ inline void check_exactly_once(Runtime& runtime, const Domain& domain, Mode mode
       << name_of(mode) << " over " << domain.to_string();
 }
 
+// One case of the shared coverage suite on `runtime` (made with tiny_limits()): every
+// index once with its own index, the forced mode honoured, and multi really split from
+// rank 2 on (rank 1 fits one dispatch even under tiny limits).
+inline void check_tiny_limit_case(Runtime& runtime, const CoverageCase& c) {
+  LaunchSummary summary;
+  check_exactly_once(runtime, coverage_domain(c), c.mode, summary);
+  EXPECT_EQ(summary.mode, c.mode);
+  if (c.mode == Mode::multi && c.rank >= 2) {
+    EXPECT_GT(summary.dispatches, 1u) << "limits too large to split";
+  }
+}
+
 }  // namespace stubjit::test

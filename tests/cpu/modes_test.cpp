@@ -17,13 +17,7 @@ TEST_P(ForcedModes, EveryIndexOnceWithItsOwnIndex) {
   options.backend = "cpu";
   options.limits = test::tiny_limits();
   Runtime runtime(options);
-  LaunchSummary summary;
-  test::check_exactly_once(runtime, test::coverage_domain(c), c.mode, summary);
-  EXPECT_EQ(summary.mode, c.mode);
-  // Rank 1 fits one dispatch even under tiny limits; every higher rank must split.
-  if (c.mode == Mode::multi && c.rank >= 2) {
-    EXPECT_GT(summary.dispatches, 1u) << "limits too large to split";
-  }
+  test::check_tiny_limit_case(runtime, c);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRanks, ForcedModes, ::testing::ValuesIn(test::tiny_limit_cases()),

@@ -17,12 +17,7 @@ TEST_P(CudaForcedModes, EveryIndexOnceWithItsOwnIndex) {
   RuntimeOptions options;
   options.limits = test::tiny_limits();
   CUDA_RUNTIME_OR_SKIP(runtime, options);
-  LaunchSummary summary;
-  test::check_exactly_once(*runtime, test::coverage_domain(c), c.mode, summary);
-  EXPECT_EQ(summary.mode, c.mode);
-  if (c.mode == Mode::multi && c.rank >= 2) {
-    EXPECT_GT(summary.dispatches, 1u) << "limits too large to split";
-  }
+  test::check_tiny_limit_case(*runtime, c);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRanks, CudaForcedModes, ::testing::ValuesIn(test::tiny_limit_cases()),

@@ -24,12 +24,7 @@ TEST_P(HipForcedModes, EveryIndexOnceWithItsOwnIndex) {
   // another width does not compile.
   HIP_RUNTIME_OR_SKIP(device);
   HIP_RUNTIME_OR_SKIP(runtime, test::tiny_limits(device.limits().warp_size));
-  LaunchSummary summary;
-  test::check_exactly_once(runtime, test::coverage_domain(c), c.mode, summary);
-  EXPECT_EQ(summary.mode, c.mode);
-  if (c.mode == Mode::multi && c.rank >= 2) {
-    EXPECT_GT(summary.dispatches, 1u);
-  }
+  test::check_tiny_limit_case(runtime, c);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRanks, HipForcedModes, ::testing::ValuesIn(test::tiny_limit_cases()),

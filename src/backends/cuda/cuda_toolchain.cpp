@@ -9,12 +9,8 @@ class CudaToolchain final : public Toolchain {
  public:
   explicit CudaToolchain(NvrtcCompiler compiler)
       : compiler_(std::move(compiler)),
-        typical_(cuda_limits(typical_cuda_device(compiler_.target().arch))) {
-    traits_.emitter = "cuda";
-    traits_.index32 = true;
-    traits_.launch_bounds = true;
-    traits_.warp_constant = true;
-  }
+        typical_(cuda_limits(typical_cuda_device(compiler_.target().arch))),
+        traits_(gpu_target_traits("cuda")) {}
 
   const TargetTraits& traits() const override { return traits_; }
   std::string target_id() const override { return compiler_.target().id(); }

@@ -26,10 +26,7 @@ class HipToolchain final : public Toolchain {
     HipDeviceShape shape;
     shape.wavefront_size = wavefront_size;
     typical_ = hip_device_limits(shape);
-    traits_.emitter = "hip";
-    traits_.index32 = true;
-    traits_.launch_bounds = true;
-    traits_.warp_constant = true;
+    traits_ = gpu_target_traits("hip");
   }
 
   const TargetTraits& traits() const override { return traits_; }
