@@ -24,8 +24,14 @@ struct STUBJIT_API Dim {
   // step 0 or when the count does not fit in 64 bits.
   static Dim loop(std::int64_t first, std::int64_t last, std::int64_t step = 1);
 
-  // Logical index of position k (0 <= k < count).
-  std::int64_t at(std::int64_t k) const noexcept { return first + step * k; }
+  // Logical index of position k (0 <= k < count). In wrapping arithmetic: step * k
+  // alone may overflow where the index does not (first = INT64_MIN, step = INT64_MAX,
+  // k = 2 is INT64_MAX - 1), and a Domain checks that every logical index fits.
+  std::int64_t at(std::int64_t k) const noexcept {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(first) +
+                                     static_cast<std::uint64_t>(step) *
+                                         static_cast<std::uint64_t>(k));
+  }
 };
 
 // Inclusive bounds of a Fortran-style loop, for Domain::loops.

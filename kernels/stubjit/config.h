@@ -33,6 +33,19 @@ STUBJIT_HD I min_of(I a, I b) {
   return a < b ? a : b;
 }
 
+// The unsigned type of an index type, for arithmetic that must wrap rather than
+// overflow (signed overflow is undefined behaviour; unsigned wraps).
+template <class I>
+struct unsigned_of;
+template <>
+struct unsigned_of<i32> {
+  using type = u32;
+};
+template <>
+struct unsigned_of<i64> {
+  using type = u64;
+};
+
 // Checks one slot of a stub's packed-argument struct against the host's layout:
 // its offset where the compiler can tell (NVRTC has no offsetof) and its size. Slots
 // are whole multiples of 8 bytes, so sizes that add up to the struct's size (which

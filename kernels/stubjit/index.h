@@ -24,6 +24,24 @@ STUBJIT_HD i64 loop_len(i64 first, i64 last, i64 step) {
   return last > first ? 0 : (first - last) / (-step) + 1;
 }
 
+// The logical index first + step * position. The product alone may overflow where
+// the index does not (first = INT64_MIN, step = INT64_MAX, position 2), so it is
+// computed in the unsigned type and wraps; the host checks that every logical index of
+// a domain fits in I.
+template <class I>
+STUBJIT_HD I logical_index(I first, I step, I position) {
+  using U = typename unsigned_of<I>::type;
+  return I(U(first) + U(step) * U(position));
+}
+
+// a * b, wrapping where it overflows (for a product that may be out of range only
+// where it is never used).
+template <class I>
+STUBJIT_HD I wrapping_product(I a, I b) {
+  using U = typename unsigned_of<I>::type;
+  return I(U(a) * U(b));
+}
+
 // Linear offset -> positions over `count` (rank N, row-major).
 template <int N, class I>
 STUBJIT_HD void raise(I linear, const I* count, I* position) {

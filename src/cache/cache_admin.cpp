@@ -11,6 +11,7 @@
 #include "cache/cache_settings.hpp"
 #include "cache/cache_tag.hpp"
 #include "cache/disk_key.hpp"
+#include "cache/layout_directory.hpp"
 #include "cache/private_files.hpp"
 #include "stubjit/cache.hpp"
 #include "stubjit/error.hpp"
@@ -63,9 +64,16 @@ void verify(DiskCacheEntry& entry, const std::string& name) {
   entry.valid = true;
 }
 
-// The entry's path, normalised, if it is an entry file of the layout under `root`;
-// throws otherwise ("/root/../victim/file" is not under "/root").
-std::string checked_entry_path(const std::string& root, const std::string& path) {
+// Where an entry file of the layout under `root` is: its directory and stem.
+struct EntryPlace {
+  std::string directory;  // <backend>/<target>/<mode>-r<rank>
+  std::string stem;       // <32 hex digits>
+};
+
+// The place of `path` if it is an entry file of the layout under `root`; throws
+// otherwise ("/root/../victim/file" is not under "/root"). Lexical only: the removal
+// itself goes through descriptors and never follows a link (layout_directory.hpp).
+EntryPlace checked_entry_place(const std::string& root, const std::string& path) {
   const fs::path normal = fs::path(path).lexically_normal();
   const fs::path relative = normal.lexically_relative(root);
   bool climbs = relative.empty();
@@ -74,7 +82,9 @@ std::string checked_entry_path(const std::string& root, const std::string& path)
     throw Error("refusing to remove " + path + ": not an entry file of the cache root " + root +
                 " (<backend>/<target>/<mode>-r<rank>/<32 hex digits>.bin)");
   }
-  return root + "/" + relative.string();
+  const std::string file = relative.filename().string();
+  return {relative.parent_path().generic_string(),
+          file.substr(0, file.size() - std::string(detail::entry_suffix).size())};
 }
 
 }  // namespace
@@ -125,12 +135,12 @@ std::size_t remove_disk_cache_entries(const std::string& root,
                                       const std::vector<DiskCacheEntry>& entries) {
   const std::string normal_root = detail::normalize_root(root);
   require_removable_root(normal_root);
-  std::vector<std::string> paths;  // all checked before any is removed
+  std::vector<EntryPlace> places;  // all checked before any is removed
   for (const DiskCacheEntry& entry : entries)
-    paths.push_back(checked_entry_path(normal_root, entry.path));
+    places.push_back(checked_entry_place(normal_root, entry.path));
   std::size_t removed = 0;
-  for (const std::string& path : paths)
-    if (detail::remove_entry(path)) ++removed;
+  for (const EntryPlace& place : places)
+    if (detail::remove_entry(normal_root, place.directory, place.stem)) ++removed;
   if (removed) detail::forget_size_record(normal_root);
   return removed;
 }
@@ -146,13 +156,16 @@ std::size_t clear_disk_cache(const std::string& root, std::int64_t older_than_se
   // it can at worst cause one compile too many (cache_index.hpp, remove_entry).
   for (const detail::LayoutFile& file : scan.files) {
     if (file.modified_ns / 1000000000 >= cutoff) continue;
-    if (file.kind == detail::LayoutFileKind::entry && detail::remove_entry(file.path)) {
-      ++removed;
+    if (file.kind == detail::LayoutFileKind::entry) {
+      const std::string stem =
+          file.name.substr(0, file.name.size() - std::string(detail::entry_suffix).size());
+      if (detail::remove_entry(normal_root, file.directory, stem)) ++removed;
     } else if (file.kind == detail::LayoutFileKind::lock) {
-      ::unlink(file.path.c_str());
+      if (const auto folder = detail::LayoutDirectory::open(normal_root, file.directory))
+        folder->remove_file(file.name);
     }
   }
-  detail::remove_stale_temporaries(scan);
+  detail::remove_stale_temporaries(normal_root, scan);
   if (removed) detail::forget_size_record(normal_root);
   return removed;
 }

@@ -7,8 +7,10 @@
 #include <cstring>
 #include <optional>
 
+#include "cache/cache_entry.hpp"
 #include "cache/cache_tag.hpp"
 #include "cache/file_lock.hpp"
+#include "cache/layout_directory.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -29,16 +31,32 @@ EntryScan entries_of(LayoutScan layout) {
     entry.directory = std::move(file.directory);
     entry.name = file.name.substr(0, file.name.size() - std::string(entry_suffix).size());
     entry.bytes = file.bytes;
+    entry.allocated_bytes = file.allocated_bytes;
     entry.last_used_ns = file.modified_ns;
     scan.entries.push_back(std::move(entry));
   }
   return scan;
 }
 
+// What an entry counts against the cap: its size, or the blocks it takes when that is
+// less (a sparse file claims a size it does not take).
+std::uint64_t charged_bytes(const StoredEntry& entry) {
+  return std::min(entry.bytes, entry.allocated_bytes);
+}
+
 std::uint64_t total_bytes(const std::vector<StoredEntry>& entries) {
   std::uint64_t total = 0;
-  for (const StoredEntry& entry : entries) total += entry.bytes;
+  for (const StoredEntry& entry : entries) total += charged_bytes(entry);
   return total;
+}
+
+// Whether a file of the layout cannot be an entry stubjit wrote: larger than an entry
+// may be, sparse (entries are written whole), or last used in the future (beyond a
+// minute of clock skew). Such files must not keep their place by the age they claim.
+bool implausible(const StoredEntry& entry, std::int64_t now) {
+  constexpr std::int64_t skew_ns = std::int64_t(60) * 1000000000;
+  return entry.bytes > max_entry_bytes || entry.allocated_bytes + 4096 < entry.bytes / 2 ||
+         entry.last_used_ns > now + skew_ns;
 }
 
 }  // namespace
@@ -50,19 +68,20 @@ std::string lock_path_of(const std::string& entry_path) {
   return entry_path.substr(0, entry_path.size() - suffix) + lock_suffix;
 }
 
-bool remove_entry(const std::string& entry_path) {
-  if (::unlink(entry_path.c_str()) != 0) return false;
-  ::unlink(lock_path_of(entry_path).c_str());  // may not exist
+bool remove_entry(const std::string& root, const std::string& directory, const std::string& stem) {
+  const std::optional<LayoutDirectory> folder = LayoutDirectory::open(root, directory);
+  if (!folder || !folder->remove_file(stem + entry_suffix)) return false;
+  folder->remove_file(stem + lock_suffix);  // may not exist
   return true;
 }
 
-void remove_stale_temporaries(const LayoutScan& scan) {
+void remove_stale_temporaries(const std::string& root, const LayoutScan& scan) {
   constexpr std::int64_t an_hour_ns = std::int64_t(3600) * 1000000000;
   const std::int64_t now = now_ns();
   for (const LayoutFile& file : scan.files) {
-    if (file.kind == LayoutFileKind::temporary && now - file.modified_ns > an_hour_ns) {
-      ::unlink(file.path.c_str());
-    }
+    if (file.kind != LayoutFileKind::temporary || now - file.modified_ns <= an_hour_ns) continue;
+    if (const std::optional<LayoutDirectory> folder = LayoutDirectory::open(root, file.directory))
+      folder->remove_file(file.name);
   }
 }
 
@@ -108,7 +127,7 @@ void write_record(int fd, const SizeRecord& record) {
 void walk_and_evict(const std::string& root, std::uint64_t max_bytes, const std::string& keep_path,
                     EvictionResult& result) {
   LayoutScan layout = scan_layout(root);
-  remove_stale_temporaries(layout);
+  remove_stale_temporaries(root, layout);
   EntryScan scan = entries_of(std::move(layout));
   result.walked = true;
   result.skipped = std::move(scan.skipped);
@@ -117,15 +136,20 @@ void walk_and_evict(const std::string& root, std::uint64_t max_bytes, const std:
   result.bytes_after = result.bytes_before;
   if (result.bytes_before <= max_bytes) return;
   result.ran = true;
-  std::sort(entries.begin(), entries.end(), [](const StoredEntry& a, const StoredEntry& b) {
+  // Implausible files first, then the least recently used.
+  const std::int64_t now = now_ns();
+  std::sort(entries.begin(), entries.end(), [now](const StoredEntry& a, const StoredEntry& b) {
+    const bool a_first = implausible(a, now);
+    const bool b_first = implausible(b, now);
+    if (a_first != b_first) return a_first;
     return a.last_used_ns < b.last_used_ns;
   });
   const std::uint64_t target = max_bytes / 10 * 9;
   for (const StoredEntry& entry : entries) {
     if (result.bytes_after <= target) break;
     if (entry.path == keep_path) continue;
-    if (remove_entry(entry.path)) {
-      result.bytes_after -= entry.bytes;
+    if (remove_entry(root, entry.directory, entry.name)) {
+      result.bytes_after -= charged_bytes(entry);
       ++result.removed;
     }
   }
@@ -169,7 +193,8 @@ EvictionResult evict_after_store(const std::string& root, std::uint64_t max_byte
 
 void forget_size_record(const std::string& root) {
   // Without the lock: a writer that wrote its record meanwhile can only overstate.
-  [[maybe_unused]] const int ignored = ::truncate(eviction_lock_path(root).c_str(), 0);
+  if (const std::optional<LayoutDirectory> top = LayoutDirectory::open(root, ""))
+    top->truncate_file(eviction_lock_name);
 }
 
 }  // namespace stubjit::detail

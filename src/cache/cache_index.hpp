@@ -12,11 +12,12 @@
 namespace stubjit::detail {
 
 struct StoredEntry {
-  std::string path;       // root/<backend>/<target>/<mode>-r<rank>/<name>.bin
-  std::string directory;  // <backend>/<target>/<mode>-r<rank>
-  std::string name;       // file stem: the key's hash
-  std::uint64_t bytes = 0;
-  std::int64_t last_used_ns = 0;  // modification time
+  std::string path;                   // root/<backend>/<target>/<mode>-r<rank>/<name>.bin
+  std::string directory;              // <backend>/<target>/<mode>-r<rank>
+  std::string name;                   // file stem: the key's hash
+  std::uint64_t bytes = 0;            // the file's size
+  std::uint64_t allocated_bytes = 0;  // the blocks it takes on disk
+  std::int64_t last_used_ns = 0;      // modification time
 };
 
 struct EntryScan {
@@ -31,11 +32,13 @@ EntryScan scan_entries(const std::string& root);
 // Path of the compile lock that belongs to an entry file.
 std::string lock_path_of(const std::string& entry_path);
 
-// Removes an entry and its compile lock. The lock only spares duplicate compiles: a
-// process that holds or waits on the removed lock file keeps its descriptor, and
-// one that comes later creates a new lock file, so at worst the stub is compiled
-// once more, and either compile publishes the same entry atomically.
-bool remove_entry(const std::string& entry_path);
+// Removes the entry <root>/<directory>/<stem>.bin and its compile lock, through
+// descriptors (layout_directory.hpp): never through a link, never another user's file.
+// The lock only spares duplicate compiles: a process that holds or waits on the
+// removed lock file keeps its descriptor, and one that comes later creates a new lock
+// file, so at worst the stub is compiled once more, and either compile publishes the
+// same entry atomically.
+bool remove_entry(const std::string& root, const std::string& directory, const std::string& stem);
 
 struct EvictionResult {
   bool walked = false;  // the layout was walked and the entries' sizes totalled
@@ -48,17 +51,21 @@ struct EvictionResult {
 
 // Removes the temporary files of stubjit's layout that a crashed writer left behind
 // (older than an hour; a younger one may be another process writing right now).
-void remove_stale_temporaries(const LayoutScan& scan);
+void remove_stale_temporaries(const std::string& root, const LayoutScan& scan);
 
 // Eviction runs under an flock on <root>/.evict.lock, one process at a time, waited
 // for up to `lock_wait` (nothing happens if it is not had). Nothing is ever removed
 // from a root that does not hold stubjit's tag (cache_tag.hpp).
 inline constexpr const char* eviction_lock_name = ".evict.lock";
 
-// Walks the layout and, when the entries exceed `max_bytes`, removes the least
-// recently used ones (with their locks) until they fit in 90% of it (so that not
-// every store evicts), never `keep_path`. A concurrent reader of a removed entry
-// still holds its descriptor; a later one misses and compiles.
+// Walks the layout and, when the entries exceed `max_bytes` (each counted at its size,
+// or at the blocks it takes on disk when that is less: a sparse file counts what it
+// takes, not what it claims), removes the least recently used ones
+// (with their locks) until they fit in 90% of it (so that not every store evicts),
+// never `keep_path`. Files that cannot be entries stubjit wrote go first, whatever
+// their modification time says: larger than an entry may be, sparse, or dated in the
+// future. A concurrent reader of a removed entry still holds its descriptor; a later
+// one misses and compiles.
 EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t max_bytes,
                                          const std::string& keep_path,
                                          std::chrono::milliseconds lock_wait);
@@ -80,7 +87,8 @@ EvictionResult evict_after_store(const std::string& root, std::uint64_t max_byte
                                  std::uint64_t added_bytes, const std::string& keep_path,
                                  std::chrono::milliseconds lock_wait);
 
-// Forgets the size record (after entries were removed), so the next store walks.
+// Forgets the size record (after entries were removed), so the next store walks. The
+// record's file is emptied through a descriptor opened without following links.
 void forget_size_record(const std::string& root);
 
 }  // namespace stubjit::detail

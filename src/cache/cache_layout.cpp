@@ -130,6 +130,7 @@ class LayoutWalker {
     file.directory = directory;
     file.name = name;
     file.bytes = static_cast<std::uint64_t>(info.st_size);
+    file.allocated_bytes = static_cast<std::uint64_t>(info.st_blocks) * 512;
     file.modified_ns = modification_ns(info);
     scan_.files.push_back(std::move(file));
   }
@@ -183,7 +184,12 @@ bool is_entry_path(const std::string& relative) {
 
 std::string normalize_root(const std::string& root) {
   if (root.empty()) return root;
-  std::string normal = std::filesystem::path(root).lexically_normal().string();
+  // Absolute once, now: a runtime that opened "cache" keeps using the directory it
+  // inspected and tagged, whatever the working directory becomes.
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::absolute(root, error);
+  if (error) path = root;
+  std::string normal = path.lexically_normal().string();
   while (normal.size() > 1 && normal.back() == '/') normal.pop_back();
   return normal;
 }

@@ -28,8 +28,9 @@ bool is_variant_component(std::string_view name);
 // Whether `relative` (to the root) is <backend>/<target>/<mode>-r<rank>/<entry name>.
 bool is_entry_path(const std::string& relative);
 
-// `root` without a trailing slash and with "." and ".." resolved lexically, so that
-// every path built from it and every containment check agree ("" stays "").
+// `root` made absolute (against the working directory now), without a trailing slash
+// and with "." and ".." resolved lexically, so that every path built from it and every
+// containment check agree, and a later chdir changes nothing ("" stays "").
 std::string normalize_root(const std::string& root);
 
 enum class LayoutFileKind : std::uint8_t { entry, lock, temporary };
@@ -39,7 +40,8 @@ struct LayoutFile {
   std::string path;       // <root>/<directory>/<name>
   std::string directory;  // <backend>/<target>/<mode>-r<rank>
   std::string name;
-  std::uint64_t bytes = 0;
+  std::uint64_t bytes = 0;            // apparent size
+  std::uint64_t allocated_bytes = 0;  // the blocks it takes (st_blocks * 512)
   std::int64_t modified_ns = 0;
 };
 

@@ -111,8 +111,8 @@ class CppDialect final : public DialectEmitter {
     out.line(0, "{");
     out.line(1, "for (" + I + " stubjit_k = 0; stubjit_k < stubjit_n; ++stubjit_k) {");
     if (context.uses_index()) {
-      out.line(2, "const " + I + " stubjit_i" + last(context) +
-                      " = stubjit_ibegin + stubjit_istep * stubjit_k;");
+      out.line(2, "const " + I + " stubjit_i" + last(context) + " = stubjit::logical_index<" + I +
+                      ">(stubjit_ibegin, stubjit_istep, stubjit_k);");
     }
     context.emit_visit(2, StubContext::VisitStyle::row);
     out.line(1, "}");
@@ -127,8 +127,11 @@ class CppDialect final : public DialectEmitter {
     for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
       if (context.request().bindings[i] != Binding::projection) continue;
       const std::string local = argument_local(kernel.signature[i]);
-      context.out().line(1, "const " + I + " " + local + "_step = stubjit_step" + last(context) +
-                                " * " + local + "_s" + last(context) + ";");
+      // Wrapping: with one position along the dimension, a huge step times the stride
+      // may overflow, and is never used.
+      context.out().line(1, "const " + I + " " + local + "_step = stubjit::wrapping_product<" + I +
+                                ">(stubjit_step" + last(context) + ", " + local + "_s" +
+                                last(context) + ");");
     }
   }
 
@@ -140,8 +143,8 @@ class CppDialect final : public DialectEmitter {
     const std::string I = context.index_type();
     const std::string L = last(context);
     const KernelSource& kernel = *context.request().kernel;
-    out.line(indent, "const " + I + " stubjit_ibegin = stubjit_first" + L + " + stubjit_step" + L +
-                         " * " + begin + ";");
+    out.line(indent, "const " + I + " stubjit_ibegin = stubjit::logical_index<" + I +
+                         ">(stubjit_first" + L + ", stubjit_step" + L + ", " + begin + ");");
     std::string args = count;
     if (context.uses_index()) {
       for (int d = 0; d + 1 < context.rank(); ++d) args += ", stubjit_i" + std::to_string(d);

@@ -32,7 +32,8 @@ class StubContext {
   // views of broadcast fields (stubjit_<x>_view) and the trailing view of partially
   // projected ones (stubjit_<x>_tview, based at the field's origin).
   void emit_argument_locals(int indent) const;
-  // const stubjit_i<d> = first + step * stubjit_p<d>, for one dimension.
+  // const stubjit_i<d> = first + step * stubjit_p<d> (wrapping: logical_index), for
+  // one dimension.
   void emit_logical_index(int indent, int d) const;
 
   enum class VisitStyle {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "stubjit/error.hpp"
+#include "support/enums.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -95,6 +96,16 @@ void validate_kernel_source(const KernelSource& source) {
     if (const std::string problem = identifier_problem(param.name); !problem.empty())
       throw SignatureError(where + " " + problem);
     if (!seen.insert(param.name).second) throw SignatureError(where + " appears twice");
+    if (!is_valid(param.kind))
+      throw SignatureError(where + " has kind " + number_of(param.kind) +
+                           ", which is no ParamKind");
+    if (!is_valid(param.type)) {
+      throw SignatureError(where + " has element type " + number_of(param.type) +
+                           ", which is no ElementType");
+    }
+    if (!is_valid(param.access))
+      throw SignatureError(where + " has access " + number_of(param.access) +
+                           ", which is no Access");
     if (param.name == source.name) throw SignatureError(where + " has the kernel's own name");
     switch (param.kind) {
       case ParamKind::field:

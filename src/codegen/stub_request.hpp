@@ -43,7 +43,7 @@ std::string entry_name(const std::string& kernel, Mode mode, int rank);
 // The stub generator's version and a hash of the prelude: what a cached binary
 // depends on besides its request, so that a binary from another generator is never
 // reused. Bump generator_version when generated code changes for the same inputs.
-inline constexpr int generator_version = 2;
+inline constexpr int generator_version = 3;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

@@ -5,6 +5,7 @@
 #include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/stub.hpp"
+#include "support/enums.hpp"
 
 namespace stubjit {
 namespace {
@@ -41,6 +42,10 @@ void check_binding(const Param& param, Binding binding, int domain_rank) {
 
 void check_options(const KernelSource& kernel, const StubOptions& options,
                    const detail::DialectEmitter& dialect) {
+  if (!detail::is_valid(options.mode)) {
+    throw Error("mode " + detail::number_of(options.mode) +
+                " is no Mode (direct, spread or multi)");
+  }
   if (options.rank < 1 || options.rank > max_field_rank) {
     throw Error("rank " + std::to_string(options.rank) + ": a compute domain has rank 1 to " +
                 std::to_string(max_field_rank));

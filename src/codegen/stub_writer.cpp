@@ -124,8 +124,9 @@ bool StubContext::uses_index() const { return has_index_param(request_.kernel->s
 
 void StubContext::emit_logical_index(int indent, int d) const {
   const std::string n = std::to_string(d);
-  out_.line(indent, std::string("const ") + index_type() + " stubjit_i" + n + " = stubjit_first" +
-                        n + " + stubjit_step" + n + " * stubjit_p" + n + ";");
+  const std::string I = index_type();
+  out_.line(indent, "const " + I + " stubjit_i" + n + " = stubjit::logical_index<" + I +
+                        ">(stubjit_first" + n + ", stubjit_step" + n + ", stubjit_p" + n + ");");
 }
 
 void StubContext::emit_visit(int indent, VisitStyle style) const {

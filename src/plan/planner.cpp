@@ -8,6 +8,7 @@
 #include "plan/plan_math.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/plan.hpp"
+#include "support/enums.hpp"
 
 namespace stubjit {
 namespace {
@@ -382,6 +383,10 @@ Plan make_plan(const Domain& domain, const DeviceLimits& limits,
                std::optional<Mode> forced) {
   const Request r{domain, limits, constraints, policy};
   if (!forced) return choose(r);
+  if (!detail::is_valid(*forced)) {
+    throw ArgumentError("", "the forced mode holds " + detail::number_of(*forced) +
+                                ", which is no Mode (direct, spread or multi)");
+  }
   switch (*forced) {
     case Mode::direct:
       if (domain.rank() > 3) {

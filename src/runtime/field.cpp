@@ -7,6 +7,7 @@
 #include "runtime/runtime_state.hpp"
 #include "stubjit/kernel.hpp"
 #include "stubjit/runtime.hpp"
+#include "support/enums.hpp"
 
 namespace stubjit {
 namespace {
@@ -131,6 +132,10 @@ void Field::copy_to_bytes_async(void* host, std::size_t bytes, const Stream& str
 }
 
 Field Runtime::allocate(ElementType type, const std::vector<std::int64_t>& extents, Layout layout) {
+  if (!detail::is_valid(type))
+    throw FieldError("allocate: element type " + detail::number_of(type) + " is no ElementType");
+  if (!detail::is_valid(layout))
+    throw FieldError("allocate: layout " + detail::number_of(layout) + " is no Layout");
   check_shape(extents);
   const std::int64_t size = checked_size(extents, type);
   const std::size_t bytes = static_cast<std::size_t>(size) * size_of(type);
@@ -151,6 +156,8 @@ Field Runtime::allocate(ElementType type, const std::vector<std::int64_t>& exten
 
 Field Runtime::wrap_memory(void* data, ElementType type, const std::vector<std::int64_t>& extents,
                            const std::vector<std::int64_t>& strides, bool writable) {
+  if (!detail::is_valid(type))
+    throw FieldError("wrap: element type " + detail::number_of(type) + " is no ElementType");
   if (!data) throw FieldError("wrap of a null pointer");
   check_shape(extents);
   if (!strides.empty() && strides.size() != extents.size()) {

@@ -17,6 +17,7 @@
 #include "cache/disk_cache.hpp"
 #include "cache/file_lock.hpp"
 #include "cache/private_files.hpp"
+#include "common/cache_fixtures.hpp"
 #include "common/temp_dir.hpp"
 #include "stubjit/cache.hpp"
 #include "stubjit/error.hpp"
@@ -32,10 +33,6 @@ mode_t mode_of(const std::string& path) {
   struct stat info {};
   EXPECT_EQ(::stat(path.c_str(), &info), 0) << path;
   return info.st_mode & 07777;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
 }
 
 DiskKey fake_key(const std::string& kernel) {
@@ -237,30 +234,6 @@ TEST(FileLock, UnopenableLockIsNoError) {
 }
 
 // --- eviction -----------------------------------------------------------------------
-
-void set_age(const std::string& path, int seconds_ago) {
-  const auto now = std::chrono::system_clock::now().time_since_epoch();
-  const timespec when{
-      static_cast<time_t>(std::chrono::duration_cast<std::chrono::seconds>(now).count() -
-                          seconds_ago),
-      0};
-  const timespec times[2] = {when, when};
-  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW), 0) << path;
-}
-
-// A name as stubjit gives entries: 32 lowercase hex digits.
-std::string hex_name(int i) {
-  std::string name = hash128_hex("entry " + std::to_string(i));
-  return name;
-}
-
-// A tagged root with one layout directory: what a runtime creates.
-std::string tagged_root(const TempDir& dir) {
-  EXPECT_EQ(write_cache_tag(dir.path()), "");
-  const std::string sub = dir / "cpu/t/direct-r1";
-  EXPECT_EQ(make_private_directory(sub, true), "");
-  return sub;
-}
 
 TEST(Eviction, RemovesLeastRecentlyUsedUntilUnderNinetyPercent) {
   TempDir dir;

@@ -54,6 +54,34 @@ void run_saxpy(Runtime& runtime, int rank, std::int64_t n = 32) {
   EXPECT_EQ(y.to_vector<float>(), want);
 }
 
+// Restores the working directory when it goes.
+class WorkingDirectory {
+ public:
+  WorkingDirectory() : saved_(fs::current_path()) {}
+  ~WorkingDirectory() { fs::current_path(saved_); }
+  WorkingDirectory(const WorkingDirectory&) = delete;
+  WorkingDirectory& operator=(const WorkingDirectory&) = delete;
+
+ private:
+  fs::path saved_;
+};
+
+// A relative root is made absolute once, when the runtime opens it: a chdir later
+// does not send entries into a directory the runtime never inspected or tagged.
+TEST(DiskCacheRuntime, ARelativeRootStaysWhereTheRuntimeOpenedIt) {
+  NeutralCacheEnv neutral;
+  TempDir first, second;
+  const WorkingDirectory restore;
+  fs::current_path(first.path());
+  Runtime runtime(on_disk("relcache"));
+  EXPECT_EQ(runtime.cache_dir(), (fs::path(first.path()) / "relcache").string());
+  fs::current_path(second.path());
+  run_saxpy(runtime, 1);
+  EXPECT_EQ(runtime.counters().disk_writes, 1u);
+  EXPECT_EQ(list_disk_cache(first / "relcache", true).size(), 1u);
+  EXPECT_FALSE(fs::exists(second / "relcache"));
+}
+
 std::vector<char> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::vector<char>(std::istreambuf_iterator<char>(in), {});

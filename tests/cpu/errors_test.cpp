@@ -189,6 +189,52 @@ TEST_F(Errors, InvalidKernelDescriptionsAreSignatureErrors) {
   EXPECT_THROW(runtime_.kernel({"k", {in<float>("x", 9)}, "", "", {}}), SignatureError);
 }
 
+// Enum values cast from integers are refused where they enter: an unknown access must
+// not pass binding's checks yet make the parameter writable, an unknown mode must not
+// run in automatic mode, an unknown kind must not reach the compiler.
+TEST_F(Errors, EnumValuesThatAreNoEnumeratorAreRefused) {
+  const auto with = [](Param p) { return KernelSource{"k", {std::move(p)}, "", "", {}}; };
+  Param access = in<float>("x");
+  access.access = static_cast<Access>(5);
+  Param kind = in<float>("x");
+  kind.kind = static_cast<ParamKind>(7);
+  Param type = in<float>("x");
+  type.type = static_cast<ElementType>(42);
+  for (const Param& bad : {access, kind, type}) {
+    try {
+      runtime_.kernel(with(bad));
+      ADD_FAILURE() << "accepted " << static_cast<int>(bad.kind) << "/"
+                    << static_cast<int>(bad.access) << "/" << static_cast<int>(bad.type);
+    } catch (const SignatureError& error) {
+      EXPECT_NE(std::string(error.what()).find("which is no"), std::string::npos) << error.what();
+    }
+  }
+  LaunchOptions nine;
+  nine.mode = static_cast<Mode>(9);
+  try {
+    saxpy_.launch(nine, Domain{16}, 2.0f, x_, y_);
+    ADD_FAILURE() << "launched with mode 9";
+  } catch (const ArgumentError& error) {
+    EXPECT_NE(std::string(error.what()).find("9, which is no Mode"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(saxpy_.plan(Domain{16}, static_cast<Mode>(9)), ArgumentError);
+  expect_nothing_ran();
+  EXPECT_EQ(runtime_.counters().compiles, 0u);
+  EXPECT_THROW(runtime_.allocate<float>({4}, static_cast<Layout>(3)), FieldError);
+  EXPECT_THROW(runtime_.allocate(static_cast<ElementType>(42), {4}), FieldError);
+  float element = 0;
+  EXPECT_THROW(runtime_.wrap_memory(&element, static_cast<ElementType>(42), {1}, {}, true),
+               FieldError);
+  StubOptions stub;
+  stub.mode = static_cast<Mode>(9);
+  stub.bindings = {Binding::scalar, Binding::projection, Binding::projection};
+  EXPECT_THROW(generate_stub_source(test::saxpy_kernel(), stub), Error);
+  stub.mode = Mode::direct;
+  stub.bindings[1] = static_cast<Binding>(6);
+  EXPECT_THROW(generate_stub_source(test::saxpy_kernel(), stub), Error);
+}
+
 TEST_F(Errors, AllocationFailureIsAStubjitError) {
   // 1 PiB: beyond the 47-bit user address space of x86-64, whatever the overcommit
   // policy, so the allocation cannot succeed.

@@ -2,6 +2,8 @@
 // host loops.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <numeric>
 
 #include "common/kernels.hpp"
@@ -185,6 +187,37 @@ TEST(Launch, ColumnMajorAndWrappedStridedFields) {
   for (std::size_t i = 0; i < 40; ++i)
     for (std::size_t j = 0; j < 30; ++j)
       ASSERT_EQ(app[j * 40 + i], 2.0f * hx[j * 40 + i] + 1.0f) << i << "," << j;
+}
+
+// Valid domains whose logical indices reach the ends of int64: step * position
+// overflows where first + step * position does not. The stubs compute it in wrapping
+// arithmetic; compiled here with signed overflow made a trap, so an overflowing stub
+// would stop the test instead of passing by the wrap.
+TEST(Launch, LogicalIndicesAtTheEndsOfInt64) {
+  RuntimeOptions options = test::cpu_options();
+  options.compiler_options = {"-fsanitize=signed-integer-overflow",
+                              "-fsanitize-trap=signed-integer-overflow"};
+  Runtime runtime(options);
+  constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  Kernel sort = runtime.kernel({"sort_ends",
+                                {index("i"), inout<std::int64_t>("seen", 1)},
+                                "const stubjit::i64 v = i[0];\n"
+                                "seen(v < -1 ? 0 : v == -1 ? 1 : 2) = v;"});
+  Field seen = runtime.allocate<std::int64_t>({3});
+  for (const Domain& domain : {Domain::loops({{min, max, max}}),             // min, -1, max - 1
+                               Domain::loops({{max - 1, min, min + 1}})}) {  // max-1, -1, min
+    SCOPED_TRACE(domain.to_string());
+    ASSERT_EQ(domain.size(), 3);
+    seen.copy_from(std::vector<std::int64_t>{0, 0, 0});
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      LaunchOptions forced;
+      forced.mode = mode;
+      sort.launch(forced, domain, seen);
+      EXPECT_EQ(seen.to_vector<std::int64_t>(), (std::vector<std::int64_t>{min, -1, max - 1}))
+          << name_of(mode);
+    }
+  }
 }
 
 TEST(Launch, EmptyDomainRunsNothingAndCompilesNothing) {

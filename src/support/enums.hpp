@@ -1,0 +1,81 @@
+// Whether a value of a public enum is one of its enumerators. A value cast from an
+// integer (a C caller, a bad cast, a corrupt file) is refused where it enters the
+// library, before it can pick a code path by accident. Written as switches, so that a
+// new enumerator not added here is a compiler warning (-Wswitch).
+#pragma once
+
+#include "stubjit/field.hpp"
+#include "stubjit/plan.hpp"
+#include "stubjit/signature.hpp"
+#include "stubjit/types.hpp"
+
+namespace stubjit::detail {
+
+inline bool is_valid(ElementType value) noexcept {
+  switch (value) {
+    case ElementType::f32:
+    case ElementType::f64:
+    case ElementType::i32:
+    case ElementType::i64:
+    case ElementType::u32:
+      return true;
+  }
+  return false;
+}
+
+inline bool is_valid(ParamKind value) noexcept {
+  switch (value) {
+    case ParamKind::scalar:
+    case ParamKind::field:
+    case ParamKind::index:
+      return true;
+  }
+  return false;
+}
+
+inline bool is_valid(Access value) noexcept {
+  switch (value) {
+    case Access::read_only:
+    case Access::read_write:
+      return true;
+  }
+  return false;
+}
+
+inline bool is_valid(Binding value) noexcept {
+  switch (value) {
+    case Binding::scalar:
+    case Binding::broadcast:
+    case Binding::projection:
+    case Binding::index:
+      return true;
+  }
+  return false;
+}
+
+inline bool is_valid(Mode value) noexcept {
+  switch (value) {
+    case Mode::direct:
+    case Mode::spread:
+    case Mode::multi:
+      return true;
+  }
+  return false;
+}
+
+inline bool is_valid(Layout value) noexcept {
+  switch (value) {
+    case Layout::row_major:
+    case Layout::column_major:
+      return true;
+  }
+  return false;
+}
+
+// "9": the number a value holds, for messages.
+template <class Enum>
+std::string number_of(Enum value) {
+  return std::to_string(static_cast<long long>(value));
+}
+
+}  // namespace stubjit::detail
