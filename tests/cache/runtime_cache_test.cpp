@@ -68,7 +68,7 @@ class WorkingDirectory {
 
 // A relative root is made absolute once, when the runtime opens it: a chdir later
 // does not send entries into a directory the runtime never inspected or tagged.
-TEST(DiskCacheRuntime, ARelativeRootStaysWhereTheRuntimeOpenedIt) {
+TEST(DiskCacheRelativeRoot, StaysWhereTheRuntimeOpenedIt) {
   NeutralCacheEnv neutral;
   TempDir first, second;
   const WorkingDirectory restore;
