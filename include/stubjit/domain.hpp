@@ -77,7 +77,7 @@ class STUBJIT_API Domain {
   static Domain loops(const std::vector<Loop>& loops);
 
   int rank() const noexcept { return rank_; }
-  // Throws std::out_of_range for d outside 0..rank()-1.
+  // Throws DomainError (naming d) for d outside 0..rank()-1.
   const Dim& operator[](int d) const;
   DimRange dims() const noexcept { return {dims_.data(), dims_.data() + rank_}; }
   // Number of logical indices: the product of the counts.

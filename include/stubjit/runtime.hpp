@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,9 +23,19 @@ struct RuntimeOptions {
   int device = 0;
   // Replaces the limits reported by the device (for tests with small limits).
   std::optional<DeviceLimits> limits;
+  // Changes single limits, starting from the device's (or from `limits` when set):
+  //   options.adjust_limits = [](stubjit::DeviceLimits& l) { l.max_grid = {64, 64, 64}; };
+  // Plans made with adjusted limits are checked against the device's before anything
+  // runs, as with `limits`.
+  std::function<void(DeviceLimits&)> adjust_limits;
   PlanPolicy policy{};
   // Extra flags for the backend's compiler; part of every cache key.
   std::vector<std::string> compiler_options;
+  // Directories a kernel's code may #include "files" from (given to the compiler as -I,
+  // part of every cache key). Empty: a kernel may include only its toolchain's own
+  // headers, as <relative/path>; anything else is refused before compiling, so that a
+  // CompileError never carries the contents of an arbitrary file.
+  std::vector<std::string> include_directories;
   // Worker threads of the CPU backend; 0: one per core.
   unsigned cpu_threads = 0;
   // Directory to write every generated stub to; empty: $STUBJIT_DUMP_DIR, if set.

@@ -29,6 +29,9 @@ struct StubOptions {
   // 0 for none, and 0 for cpp. A CUDA runtime uses 32; a HIP one its device's
   // wavefront width (64 on GCN/CDNA such as gfx90a, 32 on RDNA such as gfx1030).
   std::uint32_t warp_size = 0;
+  // The user's code may #include "quoted" names, as in a runtime given
+  // RuntimeOptions::include_directories; otherwise only <toolchain headers>.
+  bool quoted_includes = false;
 };
 
 struct StubSource {

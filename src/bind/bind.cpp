@@ -119,19 +119,46 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
   return binding;
 }
 
-// `ranges[i]`: the byte range of parameter i's field (field parameters only).
-void check_aliasing(const Signature& signature, const ByteRange* ranges) {
+bool same_view(const Field& a, const Field& b) {
+  return a.data() == b.data() && a.type() == b.type() && a.extents() == b.extents() &&
+         a.strides() == b.strides();
+}
+
+std::string hex_address(std::uintptr_t address) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  do {
+    text.insert(text.begin(), digits[address % 16]);
+    address /= 16;
+  } while (address != 0);
+  return "0x" + text;
+}
+
+std::string describe_range(const ByteRange& range) {
+  return "[" + hex_address(range.begin) + ", " + hex_address(range.end) + ")";
+}
+
+// `ranges[i]`: the byte range of parameter i's field, `arg_of[i]` its argument (field
+// parameters only).
+void check_aliasing(const Signature& signature, const ByteRange* ranges, const Arg* args,
+                    const std::uint16_t* arg_of) {
   for (std::size_t i = 0; i < signature.size(); ++i) {
     if (signature[i].kind != ParamKind::field || signature[i].access != Access::read_write)
       continue;
     for (std::size_t j = 0; j < signature.size(); ++j) {
       if (j == i || signature[j].kind != ParamKind::field) continue;
-      if (overlap(ranges[i], ranges[j])) {
+      if (!overlap(ranges[i], ranges[j])) continue;
+      const std::string rule = " (memory bound read-write may be bound only once per launch)";
+      if (same_view(*args[arg_of[i]].field(), *args[arg_of[j]].field())) {
         throw AliasError(signature[i].name, signature[j].name,
                          "the field bound to read-write parameter '" + signature[i].name +
-                             "' is also bound to parameter '" + signature[j].name +
-                             "' (a field bound read-write may be bound only once per launch)");
+                             "' is also bound to parameter '" + signature[j].name + "'" + rule);
       }
+      throw AliasError(signature[i].name, signature[j].name,
+                       "the memory of the field bound to read-write parameter '" +
+                           signature[i].name + "', bytes " + describe_range(ranges[i]) +
+                           ", overlaps that of the field bound to parameter '" + signature[j].name +
+                           "', bytes " + describe_range(ranges[j]) + rule);
     }
   }
 }
@@ -232,7 +259,7 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
     any_writable = any_writable || param.access == Access::read_write;
     size += 8 + 16 * static_cast<std::size_t>(actual_rank(param, binding, rank));
   }
-  if (any_writable) check_aliasing(signature, ranges.data());
+  if (any_writable) check_aliasing(signature, ranges.data(), args, arg_of.data());
 
   out.packed.reset(size == 0 ? 8 : size);
   unsigned char* packed = out.packed.data();

@@ -25,6 +25,8 @@ struct StubRequest {
   std::uint32_t max_threads_per_group = 0;
   // GPU dialects: the warp size the planner assumed (STUBJIT_WARP_SIZE); 0 for none.
   std::uint32_t warp_size = 0;
+  // The user's code may #include "quoted" names (the runtime has include directories).
+  bool quoted_includes = false;
 };
 
 struct GeneratedStub {
@@ -34,7 +36,9 @@ struct GeneratedStub {
   std::size_t stub_offset = 0;  // where the stub part begins, after the prelude
 };
 
-// Deterministic: the same request gives the same bytes.
+// Deterministic: the same request gives the same bytes. Throws CompileError, before
+// anything is compiled, when the user's code would leave its place or includes what
+// it may not (user_code_check.hpp).
 GeneratedStub generate_stub(const StubRequest& request);
 
 // "stubjit_<kernel>_<mode>_r<rank>".

@@ -85,6 +85,7 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
   request.bindings = options.bindings;
   request.max_threads_per_group = options.launch_bounds;
   request.warp_size = options.warp_size;
+  request.quoted_includes = options.quoted_includes;
   detail::GeneratedStub stub = detail::generate_stub(request);
   return {std::move(stub.source), std::move(stub.entry), std::move(stub.file_name),
           stub.stub_offset};

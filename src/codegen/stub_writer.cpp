@@ -6,6 +6,7 @@
 #include "codegen/dialect.hpp"
 #include "codegen/prelude.hpp"
 #include "codegen/stub_request.hpp"
+#include "codegen/user_code_check.hpp"
 #include "stubjit/error.hpp"
 #include "support/hash.hpp"
 
@@ -200,28 +201,47 @@ void emit_line_reset(SourceWriter& out, const std::string& file_name) {
   out.raw("#line " + std::to_string(out.next_line() + 1) + " \"" + file_name + "\"\n");
 }
 
+std::string user_function(const StubContext& context, const DialectEmitter& dialect) {
+  const KernelSource& kernel = *context.request().kernel;
+  std::string params;
+  for (std::size_t i = 0; i < kernel.signature.size(); ++i)
+    params += (i ? ", " : "") + kernel_param_decl(kernel.signature[i], context);
+  return std::string(dialect.function_qualifiers()) + " void " + kernel.name + "(" + params + ")";
+}
+
+// The kernel's function, declared before the stub's own code so that the entry can
+// call it while the user's code comes after the entry.
+void emit_user_declaration(const StubContext& context, const DialectEmitter& dialect) {
+  SourceWriter& out = context.out();
+  out.line(0, "namespace stubjit_user {");
+  out.line(0, user_function(context, dialect) + ";");
+  out.line(0, "}  // namespace stubjit_user");
+  out.raw("\n");
+}
+
+// The helpers and the kernel's function with its body: the last thing in the stub.
+// Whatever the user's code defines or #defines comes after the entry, the argument
+// struct and every use of the prelude, so it cannot replace or rename them (a second
+// entry is a redefinition, a specialization of a prelude template one after its use:
+// compile errors).
 void emit_user_code(const StubContext& context, const DialectEmitter& dialect,
                     const std::string& file_name) {
   SourceWriter& out = context.out();
   const KernelSource& kernel = *context.request().kernel;
+  out.raw("\n");
   if (!kernel.helpers.empty()) {
     out.raw("#line 1 \"" + kernel.name + ".helpers\"\n");
     out.block(kernel.helpers);
     emit_line_reset(out, file_name);
   }
-  std::string params;
-  for (std::size_t i = 0; i < kernel.signature.size(); ++i)
-    params += (i ? ", " : "") + kernel_param_decl(kernel.signature[i], context);
   out.line(0, "namespace stubjit_user {");
-  out.line(
-      0, std::string(dialect.function_qualifiers()) + " void " + kernel.name + "(" + params + ")");
+  out.line(0, user_function(context, dialect));
   out.line(0, "{");
   out.raw("#line 1 \"" + kernel.name + ".body\"\n");
   out.block(kernel.body);
   emit_line_reset(out, file_name);
   out.line(0, "}");
   out.line(0, "}  // namespace stubjit_user");
-  out.raw("\n");
 }
 
 void emit_args_struct(const StubContext& context) {
@@ -302,10 +322,12 @@ GeneratedStub generate_stub(const StubRequest& request) {
                   std::to_string(request.rank) + ", index i" + std::to_string(request.index_bits));
   out.line(0, "// bindings: " + describe_bindings(request));
   dialect.emit_preamble(context);
-  emit_user_code(context, dialect, stub.file_name);
+  emit_user_declaration(context, dialect);
   emit_args_struct(context);
   dialect.emit_entry(context);
+  emit_user_code(context, dialect, stub.file_name);
   stub.source = out.take();
+  check_user_code(*request.kernel, UserCodeRules{request.quoted_includes}, stub.source);
   return stub;
 }
 

@@ -53,8 +53,8 @@ void Domain::assign(const Dim* dims, std::size_t count) {
 
 const Dim& Domain::operator[](int d) const {
   if (d < 0 || d >= rank_) {
-    throw std::out_of_range("domain dimension " + std::to_string(d) + " of a rank-" +
-                            std::to_string(rank_) + " domain");
+    throw DomainError(d, "dimension " + std::to_string(d) + " of a rank-" + std::to_string(rank_) +
+                             " domain: dimensions are 0.." + std::to_string(rank_ - 1));
   }
   return dims_[static_cast<std::size_t>(d)];
 }

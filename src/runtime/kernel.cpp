@@ -55,7 +55,7 @@ Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mod
   const RuntimeState& runtime = *kernel.runtime;
   Plan plan = make_plan(domain, runtime.limits, kernel.source.block, runtime.options.policy, mode);
   // Overridden limits may exceed the device's: refuse here, before any dispatch runs.
-  if (runtime.options.limits) check_plan_within(plan, runtime.device_limits);
+  if (runtime.limits_overridden) check_plan_within(plan, runtime.device_limits);
   return plan;
 }
 
@@ -174,6 +174,10 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   if (!state_) throw Error("launch of a null kernel");
   detail::KernelState& kernel = *state_;
   detail::RuntimeState& runtime = *kernel.runtime;
+  if (options.stream && !*options.stream) {
+    throw Error(
+        "the stream passed to launch is a null Stream (make one with Runtime::create_stream)");
+  }
   if (options.stream && options.stream->owner() != &runtime) {
     throw Error("the stream passed to launch belongs to another runtime");
   }

@@ -94,13 +94,18 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
   no_device = selected.no_device;
   device_limits = device ? device->limits() : toolchain->typical_limits();
   limits = options.limits ? *options.limits : device_limits;
+  if (options.adjust_limits) options.adjust_limits(limits);
+  limits_overridden = options.limits.has_value() || bool(options.adjust_limits);
 
+  compiler_options = options.compiler_options;
+  for (const std::string& directory : options.include_directories)
+    compiler_options.push_back("-I" + directory);
   auto identity = std::make_shared<ToolchainIdentity>();
   identity->backend = backend_name;
   identity->target = toolchain->target_id();
   identity->compiler = toolchain->compiler_id();
   // Each option stays one item: the key length-prefixes them (stub_identity.hpp).
-  identity->options = options.compiler_options;
+  identity->options = compiler_options;
   identity->generator = generator_fingerprint();
   seal(*identity);
   toolchain_identity = std::move(identity);

@@ -34,8 +34,12 @@ class RuntimeState {
   std::string backend_name;
   std::string no_device;
   RuntimeOptions options;
-  DeviceLimits limits;         // what plans are made for (options.limits, if given)
-  DeviceLimits device_limits;  // what the device itself allows
+  DeviceLimits limits;             // what plans are made for (options.limits, adjusted)
+  DeviceLimits device_limits;      // what the device itself allows
+  bool limits_overridden = false;  // plans must then be checked against device_limits
+  // What the compiler gets besides the source: options.compiler_options, then -I for
+  // each of options.include_directories.
+  std::vector<std::string> compiler_options;
   std::shared_ptr<const ToolchainIdentity> toolchain_identity;
   std::string dump_dir;
   std::shared_ptr<StreamState> default_stream;

@@ -32,8 +32,7 @@ void dump_stub(const RuntimeState& runtime, const GeneratedStub& stub, const Dis
 
 Binary compile(RuntimeState& runtime, const GeneratedStub& stub, const std::string& kernel) {
   logger().debug("compiling {} ({} bytes of source)", stub.entry, stub.source.size());
-  const CompileJob job{stub.source, stub.file_name, stub.entry, kernel,
-                       runtime.options.compiler_options};
+  const CompileJob job{stub.source, stub.file_name, stub.entry, kernel, runtime.compiler_options};
   try {
     Binary binary = runtime.toolchain->compile(job);
     runtime.compiles.fetch_add(1, std::memory_order_relaxed);
@@ -83,6 +82,7 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
     request.bindings.push_back(variant.bindings[i]);
   request.max_threads_per_group = variant.launch_bounds;
   request.warp_size = variant.warp_size;
+  request.quoted_includes = !runtime.options.include_directories.empty();
   return request;
 }
 

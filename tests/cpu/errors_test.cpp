@@ -1,6 +1,9 @@
 // Bad input: each case checks the error, the parameter it names, and that nothing
 // ran (no launch counted, output untouched).
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 #include "common/kernels.hpp"
 #include "stubjit/stubjit.hpp"
@@ -108,13 +111,30 @@ TEST_F(Errors, ReadWriteFieldBoundTwiceIsAnAliasError) {
   } catch (const AliasError& error) {
     EXPECT_EQ(error.parameter(), "y");
     EXPECT_EQ(error.other_parameter(), "x");
+    EXPECT_NE(std::string(error.what())
+                  .find("the field bound to read-write parameter 'y' is "
+                        "also bound to parameter 'x'"),
+              std::string::npos)
+        << error.what();
   }
   // Overlapping windows of one allocation alias too; disjoint ones do not.
   std::vector<float> host(32, 5.0f);
   Field first = runtime_.wrap(host.data(), {16});
   Field overlapping = runtime_.wrap(host.data() + 8, {16});
   Field disjoint = runtime_.wrap(host.data() + 16, {16});
-  EXPECT_THROW(saxpy_.launch(Domain{16}, 2.0f, first, overlapping), AliasError);
+  try {
+    saxpy_.launch(Domain{16}, 2.0f, first, overlapping);
+    FAIL() << "expected AliasError";
+  } catch (const AliasError& error) {
+    // Two fields, one memory: said as such, with the bytes of each.
+    const std::string what = error.what();
+    EXPECT_NE(what.find("the memory of the field bound to read-write parameter 'y', bytes [0x"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("overlaps that of the field bound to parameter 'x'"), std::string::npos)
+        << what;
+    EXPECT_EQ(what.find("is also bound"), std::string::npos) << what;
+  }
   expect_nothing_ran();
   for (float v : host) ASSERT_EQ(v, 5.0f);
   saxpy_.launch(Domain{16}, 2.0f, first, disjoint);
@@ -233,6 +253,95 @@ TEST_F(Errors, EnumValuesThatAreNoEnumeratorAreRefused) {
   stub.mode = Mode::direct;
   stub.bindings[1] = static_cast<Binding>(6);
   EXPECT_THROW(generate_stub_source(test::saxpy_kernel(), stub), Error);
+}
+
+// The three ways a body or helpers could make a launch look like a success while
+// running something else: each is a CompileError now, and nothing runs.
+TEST_F(Errors, UserCodeCannotReplaceTheStubsOwnCode) {
+  const auto expect_refused = [&](const KernelSource& source, const char* fragment) {
+    Kernel kernel = runtime_.kernel(source);
+    try {
+      kernel.launch(Domain{16}, y_);
+      ADD_FAILURE() << "launched: " << source.body << " / " << source.helpers;
+    } catch (const CompileError& error) {
+      EXPECT_NE(error.log().find(fragment), std::string::npos) << error.log();
+    }
+  };
+  // 1. Leaving the kernel's function to define more at file scope.
+  expect_refused({"escape", {inout<float>("y")}, "y = 1; } void evil() { float y = 0; y = 2;"},
+                 "escape.body:1:8: error: '}' closes what it did not open");
+  // 2. Defining the stub's entry and renaming the real one away: the entry comes before
+  //    the user's code, so this is a redefinition (the compiler's own error).
+  expect_refused({"fake",
+                  {inout<float>("y")},
+                  "y = 1;",
+                  "extern \"C\" void stubjit_fake_direct_r1(const void*, const "
+                  "stubjit::LaunchParams*, stubjit::u64, stubjit::u64) {}\n"
+                  "#define stubjit_fake_direct_r1 stubjit_renamed_away\n"},
+                 "fake.helpers:1");
+  // 3. Specializing a prelude template the stub uses, to change what it computes: the
+  //    stub has used it already, so this is a specialization after instantiation.
+  expect_refused({"bend",
+                  {inout<float>("y")},
+                  "y = 1;",
+                  "namespace stubjit {\ntemplate <> inline i64 min_of<i64>(i64 a, i64) "
+                  "{ return a + 4096; }\n}\n"},
+                 "bend.helpers:2");
+  // An include of an arbitrary file is refused before the compiler reads it: the
+  // error cannot carry the file's contents.
+  expect_refused({"peek", {inout<float>("y")}, "#include \"/etc/passwd\"\ny = 1;"},
+                 "peek.body:1:1: error: #include of \"/etc/passwd\" is refused");
+  expect_nothing_ran();
+}
+
+TEST_F(Errors, SmallMisusesAreStubjitErrorsSayingWhat) {
+  const Domain domain{4, 5};
+  try {
+    (void)domain[2];
+    ADD_FAILURE() << "read dimension 2 of a rank-2 domain";
+  } catch (const DomainError& error) {
+    EXPECT_EQ(error.dimension(), 2);
+    EXPECT_NE(std::string(error.what()).find("dimensions are 0..1"), std::string::npos);
+  }
+  EXPECT_THROW((void)domain[-1], DomainError);
+  const Stream null_stream;
+  LaunchOptions options;
+  options.stream = &null_stream;
+  try {
+    saxpy_.launch(options, Domain{16}, 2.0f, x_, y_);
+    ADD_FAILURE() << "launched on a null stream";
+  } catch (const Error& error) {
+    EXPECT_NE(std::string(error.what()).find("null Stream"), std::string::npos) << error.what();
+  }
+  expect_nothing_ran();
+}
+
+// Everything the compiler says goes into the CompileError (and the logger, quiet by
+// default): nothing is written to the application's stderr, "N errors generated."
+// included.
+TEST_F(Errors, CompileErrorsWriteNothingToStderr) {
+  std::FILE* captured = std::tmpfile();
+  ASSERT_TRUE(captured);
+  std::fflush(stderr);
+  const int saved = ::dup(2);
+  ASSERT_GE(saved, 0);
+  ASSERT_GE(::dup2(::fileno(captured), 2), 0);
+  std::string log;
+  try {
+    runtime_.kernel({"noisy", {inout<float>("y")}, "y = undeclared_name;"}).launch(Domain{16}, y_);
+  } catch (const CompileError& error) {
+    log = error.log();
+  }
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(saved);
+  std::rewind(captured);
+  std::string written;
+  for (int c = std::fgetc(captured); c != EOF; c = std::fgetc(captured)) written += char(c);
+  std::fclose(captured);
+  EXPECT_EQ(written, "");
+  EXPECT_NE(log.find("noisy.body:1"), std::string::npos) << log;
+  EXPECT_NE(log.find("1 error generated"), std::string::npos) << log;
 }
 
 TEST_F(Errors, AllocationFailureIsAStubjitError) {

@@ -65,5 +65,27 @@ TEST(Modes, SmallLimitsMakeTheAutomaticPlanSplit) {
   for (std::int32_t v : visits.to_vector<std::int32_t>()) ASSERT_EQ(v, 1);
 }
 
+// One limit changed, the others the device's: no throwaway runtime to read them first.
+TEST(Modes, AdjustedLimitsChangeOnlyWhatTheyChange) {
+  const DeviceLimits device = Runtime(test::cpu_options()).limits();
+  RuntimeOptions options = test::cpu_options();
+  options.adjust_limits = [](DeviceLimits& limits) { limits.max_grid = {3, 3, 3}; };
+  Runtime runtime(options);
+  DeviceLimits expected = device;
+  expected.max_grid = {3, 3, 3};
+  EXPECT_EQ(runtime.limits().max_grid, expected.max_grid);
+  EXPECT_EQ(runtime.limits().max_block, device.max_block);
+  EXPECT_EQ(runtime.limits().max_threads_per_block, device.max_threads_per_block);
+  EXPECT_EQ(runtime.limits().preferred_block.direct, device.preferred_block.direct);
+  Kernel count = runtime.kernel(test::visit_counter_kernel());
+  // 4096-long rows: 3 groups of them cover 3 rows at most per dispatch.
+  const Domain domain{20, 4096};
+  EXPECT_GT(count.plan(domain).dispatches.size(), 1u);
+  Field visits = runtime.allocate<std::int32_t>({20, 4096});
+  visits.copy_from(std::vector<std::int32_t>(20 * 4096, 0));
+  count.launch(domain, visits);
+  for (std::int32_t v : visits.to_vector<std::int32_t>()) ASSERT_EQ(v, 1);
+}
+
 }  // namespace
 }  // namespace stubjit

@@ -95,6 +95,10 @@ HostObject compile_to_host_object(const CompileJob& job) {
   clang::CompilerInstance compiler;
   compiler.setInvocation(std::move(invocation));
   compiler.setDiagnostics(diags.get());
+  // Clang's own summary ("1 error generated.") goes to its verbose stream, stderr
+  // unless told otherwise: into the log too, so that nothing but the logger writes to
+  // the application's stderr.
+  compiler.setVerboseOutputStream(log_stream);
 
   llvm::SmallString<0> object;
   compiler.setOutputStream(std::make_unique<llvm::raw_svector_ostream>(object));

@@ -12,6 +12,7 @@
 #include "stubjit/error.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
+#include "support/sanitizers.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -184,6 +185,13 @@ std::optional<HipDeviceInfo> find_device(const RuntimeLibrary* runtime, int inde
 }  // namespace
 
 OpenedBackend open_hip_backend(const BackendConfig& config) {
+  if (address_sanitizer_loaded()) {
+    OpenedBackend opened;
+    opened.reason =
+        "not available under AddressSanitizer: the HIP backend loads comgr with RTLD_DEEPBIND "
+        "(to keep its LLVM apart from stubjit's), which AddressSanitizer refuses";
+    return opened;
+  }
   std::string no_runtime;
   const hip::RuntimeLibrary* runtime = hip::runtime_library(no_runtime);
   return open_hip_backend_on(runtime, no_runtime, config);

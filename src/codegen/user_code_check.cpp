@@ -1,0 +1,321 @@
+#include "codegen/user_code_check.hpp"
+
+#include <cctype>
+#include <string_view>
+#include <vector>
+
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// A problem found, at a line and column of one part.
+struct Finding {
+  int line;
+  int column;
+  std::string message;
+};
+
+// Reads one part (the body or the helpers) the way the preprocessor tokenizes it.
+class Reader {
+ public:
+  Reader(std::string_view text, const UserCodeRules& rules) : text_(text), rules_(rules) {}
+
+  // The first problem, or none (line 0).
+  Finding read() {
+    while (!failed() && at_ < text_.size()) {
+      if (at_line_start_) {
+        skip_blanks();
+        at_line_start_ = false;
+        if (peek() == '#') {
+          directive();
+          continue;
+        }
+      }
+      code_character(nesting_);
+    }
+    if (failed()) return finding_;
+    if (!nesting_.empty()) {
+      const Open& open = nesting_.back();
+      return {open.line, open.column,
+              std::string("'") + open.bracket + "' is never closed: the code must stay " +
+                  "inside the place the stub gives it"};
+    }
+    if (!conditionals_.empty()) {
+      return {conditionals_.back().line, 1, "#if without #endif"};
+    }
+    return {};
+  }
+
+ private:
+  struct Open {
+    char bracket;
+    int line;
+    int column;
+  };
+  struct Conditional {
+    int line;
+    std::vector<Open> at_start;  // the nesting when the #if began: each branch starts there
+    long first_branch_end = -1;  // how deep the first branch ended
+  };
+
+  bool failed() const { return finding_.line != 0; }
+  void fail(int line, int column, std::string message) {
+    if (!failed()) finding_ = {line, column, std::move(message)};
+  }
+  char peek(std::size_t ahead = 0) const {
+    return at_ + ahead < text_.size() ? text_[at_ + ahead] : '\0';
+  }
+  void advance() {
+    if (text_[at_] == '\n') {
+      ++line_;
+      column_ = 1;
+      at_line_start_ = true;
+    } else {
+      ++column_;
+    }
+    ++at_;
+  }
+  // A backslash before a newline joins two lines (a line splice).
+  bool splice() {
+    if (peek() == '\\' && peek(1) == '\n') {
+      advance();
+      advance();
+      at_line_start_ = false;
+      return true;
+    }
+    return false;
+  }
+  void skip_blanks() {
+    while (at_ < text_.size() && (peek() == ' ' || peek() == '\t' || splice())) {
+      if (peek() == ' ' || peek() == '\t') advance();
+    }
+  }
+
+  // One character (or a whole comment or literal) of code; brackets go to `nesting`.
+  void code_character(std::vector<Open>& nesting) {
+    if (splice()) return;
+    const char c = peek();
+    if (c == '/' && peek(1) == '/') {
+      while (at_ < text_.size() && peek() != '\n') {
+        if (!splice()) advance();
+      }
+      return;
+    }
+    if (c == '/' && peek(1) == '*') {
+      const int line = line_, column = column_;
+      advance();
+      advance();
+      while (at_ < text_.size() && !(peek() == '*' && peek(1) == '/')) advance();
+      if (at_ >= text_.size()) return fail(line, column, "unterminated /* comment");
+      advance();
+      advance();
+      return;
+    }
+    if (c == '"') {
+      if (raw_string_prefix()) return raw_string();
+      return quoted('"');
+    }
+    if (c == '\'' && !digit_separator()) return quoted('\'');
+    if (c == '{' || c == '(' || c == '[') {
+      nesting.push_back({c, line_, column_});
+    } else if (c == '}' || c == ')' || c == ']') {
+      const char opener = c == '}' ? '{' : c == ')' ? '(' : '[';
+      if (nesting.empty()) {
+        return fail(line_, column_,
+                    std::string("'") + c + "' closes what it did not open: the code must " +
+                        "stay inside the place the stub gives it");
+      }
+      if (nesting.back().bracket != opener) {
+        return fail(line_, column_,
+                    std::string("'") + c + "' closes the '" + nesting.back().bracket +
+                        "' opened at line " + std::to_string(nesting.back().line));
+      }
+      nesting.pop_back();
+    }
+    advance();
+  }
+
+  // The identifier characters right before the current position.
+  std::string_view token_before() const {
+    std::size_t begin = at_;
+    while (begin > 0 &&
+           (is_ident(text_[begin - 1]) || text_[begin - 1] == '\'' || text_[begin - 1] == '.'))
+      --begin;
+    return text_.substr(begin, at_ - begin);
+  }
+  // A ' inside a number (1'000'000) is a digit separator, not a character literal.
+  bool digit_separator() const {
+    const std::string_view token = token_before();
+    return !token.empty() && std::isdigit(static_cast<unsigned char>(token[0]));
+  }
+  bool raw_string_prefix() const {
+    const std::string_view token = token_before();
+    return token == "R" || token == "u8R" || token == "uR" || token == "UR" || token == "LR";
+  }
+
+  void quoted(char quote) {
+    const int line = line_, column = column_;
+    advance();
+    while (at_ < text_.size() && peek() != quote) {
+      if (peek() == '\n') break;
+      if (peek() == '\\') {
+        if (splice()) continue;
+        advance();
+        if (at_ >= text_.size()) break;
+      }
+      advance();
+    }
+    if (peek() != quote) {
+      return fail(line, column,
+                  quote == '"' ? "unterminated string literal" : "unterminated character literal");
+    }
+    advance();
+  }
+
+  // R"delimiter( ... )delimiter"
+  void raw_string() {
+    const int line = line_, column = column_;
+    advance();  // the quote
+    std::string delimiter;
+    while (at_ < text_.size() && peek() != '(' && delimiter.size() <= 16 && peek() != '\n') {
+      delimiter += peek();
+      advance();
+    }
+    if (peek() != '(') return fail(line, column, "malformed raw string literal");
+    const std::string end = ")" + delimiter + "\"";
+    const std::size_t close = text_.find(end, at_);
+    if (close == std::string_view::npos)
+      return fail(line, column, "unterminated raw string literal");
+    while (at_ < close + end.size()) advance();
+  }
+
+  // The rest of a logical line (splices joined), from the current position.
+  std::string logical_line() {
+    std::string line;
+    while (at_ < text_.size() && peek() != '\n') {
+      if (splice()) continue;
+      line += peek();
+      advance();
+    }
+    return line;
+  }
+
+  void directive() {
+    const int line = line_, column = column_;
+    advance();  // '#'
+    skip_blanks();
+    std::string name;
+    while (at_ < text_.size() && is_ident(peek())) {
+      name += peek();
+      advance();
+    }
+    if (name == "if" || name == "ifdef" || name == "ifndef") {
+      conditionals_.push_back({line, nesting_});
+    } else if (name == "elif" || name == "else" || name == "elifdef" || name == "elifndef") {
+      if (conditionals_.empty()) return fail(line, column, "#" + name + " without #if");
+      Conditional& open = conditionals_.back();
+      if (!branch_ends_alike(open)) return;
+      nesting_ = open.at_start;
+    } else if (name == "endif") {
+      if (conditionals_.empty()) return fail(line, column, "#endif without #if");
+      if (!branch_ends_alike(conditionals_.back())) return;
+      conditionals_.pop_back();
+    } else if (name == "include" || name == "include_next" || name == "import" || name == "embed") {
+      return include(line, column, name);
+    } else if (name == "define") {
+      return define(line, column);
+    }
+    logical_line();
+  }
+
+  // The branches of one conditional are alternatives: each must leave the brackets
+  // nested as deep as the first one did, or the code after #endif would depend on which
+  // branch the compiler takes.
+  bool branch_ends_alike(Conditional& open) {
+    const long depth = static_cast<long>(nesting_.size());
+    if (open.first_branch_end < 0) open.first_branch_end = depth;
+    if (depth == open.first_branch_end) return true;
+    fail(open.line, 1,
+         "the branches of this #if leave the brackets nested differently: the code must stay "
+         "inside the place the stub gives it");
+    return false;
+  }
+
+  void include(int line, int column, const std::string& name) {
+    skip_blanks();
+    const std::string rest = logical_line();
+    const char first = rest.empty() ? '\0' : rest[0];
+    const char last = first == '<' ? '>' : '"';
+    const std::size_t end = first == '<' || first == '"' ? rest.find(last, 1) : std::string::npos;
+    if (end == std::string::npos) {
+      return fail(line, column,
+                  "#" + name + " through a macro or of a malformed name is refused: it " +
+                      "cannot be checked");
+    }
+    const std::string path = rest.substr(1, end - 1);
+    bool climbs = path.empty() || path[0] == '/';
+    for (std::size_t at = 0; at < path.size(); at = path.find('/', at) + 1) {
+      if (path.compare(at, 3, "../") == 0 || path.substr(at) == "..") climbs = true;
+      if (path.find('/', at) == std::string::npos) break;
+    }
+    if (climbs) {
+      return fail(line, column,
+                  "#" + name + " of " + first + path + last +
+                      " is refused: only headers of the toolchain, named by a relative path " +
+                      "without '..', may be included");
+    }
+    if (first == '"' && !rules_.quoted_includes) {
+      return fail(line, column,
+                  "#" + name + " \"" + path + "\" is refused: a quoted include names a " +
+                      "file of yours, and this runtime has no include directories " +
+                      "(RuntimeOptions::include_directories)");
+    }
+  }
+
+  // The replacement of a macro must balance its brackets: a macro that expands to a
+  // lone '}' would close the kernel's function behind the check's back.
+  void define(int line, int column) {
+    const std::string rest = logical_line();
+    Reader inner(rest, rules_);
+    inner.at_line_start_ = false;
+    std::vector<Open> nesting;
+    while (!inner.failed() && inner.at_ < inner.text_.size()) inner.code_character(nesting);
+    if (inner.failed()) return fail(line, column, "in this #define: " + inner.finding_.message);
+    if (!nesting.empty()) {
+      return fail(line, column,
+                  std::string("this #define leaves '") + nesting.back().bracket +
+                      "' open: a macro's replacement must balance its brackets");
+    }
+  }
+
+  std::string_view text_;
+  const UserCodeRules& rules_;
+  std::size_t at_ = 0;
+  int line_ = 1;
+  int column_ = 1;
+  bool at_line_start_ = true;
+  std::vector<Open> nesting_;
+  std::vector<Conditional> conditionals_;
+  Finding finding_{0, 0, {}};
+};
+
+}  // namespace
+
+void check_user_code(const KernelSource& kernel, const UserCodeRules& rules,
+                     const std::string& stub_source) {
+  for (const auto& [part, text] :
+       {std::pair<const char*, const std::string*>{"helpers", &kernel.helpers},
+        {"body", &kernel.body}}) {
+    const Finding finding = Reader(*text, rules).read();
+    if (finding.line == 0) continue;
+    throw CompileError(kernel.name,
+                       kernel.name + "." + part + ":" + std::to_string(finding.line) + ":" +
+                           std::to_string(finding.column) + ": error: " + finding.message + "\n",
+                       stub_source);
+  }
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,92 @@
+// The checks on a kernel's body and helpers before compiling (user_code_check.hpp):
+// what a compiler would accept inside the kernel's function is accepted, and code that
+// would leave it, or include what it may not, is refused with the line and column.
+#include <gtest/gtest.h>
+
+#include "codegen/user_code_check.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+KernelSource kernel(const std::string& body, const std::string& helpers = "") {
+  return {"k", {inout<float>("y")}, body, helpers, {}};
+}
+
+// The log of the CompileError, or "" when the code is accepted.
+std::string refusal(const KernelSource& source, UserCodeRules rules = {}) {
+  try {
+    check_user_code(source, rules, "generated source");
+  } catch (const CompileError& error) {
+    EXPECT_EQ(error.kernel(), "k");
+    EXPECT_EQ(error.source(), "generated source");
+    return error.log();
+  }
+  return "";
+}
+
+TEST(UserCodeCheck, AcceptsWhatAKernelBodyHolds) {
+  for (const char* body : {
+           "y = 1;", "if (y > 0) { y = 2; } else { y = (3 + 4) * 2; }",
+           "const char* s = \"}{)(\"; (void)s; y = 1;",            // brackets in a string
+           "const char c = '}'; (void)c; y = 1;",                  // in a character literal
+           "const char q = '\\''; (void)q; y = 1;",                // an escaped quote
+           "// } a comment\ny = 1; /* { another */",               // in comments
+           "const char* r = R\"x(})\")x\"; (void)r; y = 1;",       // in a raw string
+           "const long n = 1'000'000; y = float(n);",              // digit separators
+           "const wchar_t w = L'{'; (void)w; y = 1;",              // a prefixed character literal
+           "#if 1\nif (y) {\n#else\nif (!y) {\n#endif\ny = 1; }",  // branches alike
+           "#define TWICE(v) ((v) * 2)\ny = TWICE(y);",            // a balanced macro
+           "#define LONG_MACRO(a, b) \\\n  ((a) + (b))\ny = LONG_MACRO(1, 2);",  // a splice
+           "#include <cmath>\ny = 1;",  // a toolchain header
+       }) {
+    EXPECT_EQ(refusal(kernel(body)), "") << body;
+  }
+}
+
+TEST(UserCodeCheck, RefusesCodeThatLeavesTheKernelsFunction) {
+  const struct {
+    const char* body;
+    const char* where;  // "<part>:<line>:<column>"
+    const char* why;
+  } cases[] = {
+      {"} void evil() {", "k.body:1:1", "closes what it did not open"},
+      {"y = 1;\n  if (y) {", "k.body:2:10", "is never closed"},
+      {"y = (1 + 2];", "k.body:1:11", "closes the '('"},
+      {"#define CLOSE }\nCLOSE void f() {", "k.body:1:1", "in this #define"},
+      {"#define OPEN {\ny = 1;", "k.body:1:1", "leaves '{' open"},
+      {"#if 1\ny = 1;", "k.body:1:1", "#if without #endif"},
+      {"#endif\ny = 1;", "k.body:1:1", "#endif without #if"},
+      {"#if X\n{\n#else\n#endif\n}", "k.body:1:1", "nested differently"},
+      {"y = 1; /* never closed", "k.body:1:8", "unterminated /* comment"},
+      {"const char* s = \"open;\ny = 1;", "k.body:1:17", "unterminated string"},
+  };
+  for (const auto& c : cases) {
+    const std::string log = refusal(kernel(c.body));
+    EXPECT_EQ(log.rfind(std::string(c.where) + ": error: ", 0), 0u) << c.body << "\n" << log;
+    EXPECT_NE(log.find(c.why), std::string::npos) << c.body << "\n" << log;
+  }
+  // The helpers are checked too, in their own coordinates.
+  const std::string log = refusal(kernel("y = 1;", "static void f() {\n}\n}"));
+  EXPECT_EQ(log.rfind("k.helpers:3:1: error: ", 0), 0u) << log;
+}
+
+TEST(UserCodeCheck, IncludesOnlyToolchainHeadersUnlessAllowed) {
+  for (const char* body :
+       {"#include \"/etc/passwd\"\ny = 1;", "#include </etc/passwd>\ny = 1;",
+        "#include <../../etc/passwd>\ny = 1;", "#include <a/../../b.h>\n",
+        "#define FILE \"/etc/passwd\"\n#include FILE\n", "#include_next <x/../../y>\n",
+        "#embed \"data.bin\"\n", "#  include \"local.h\"\n"}) {
+    const std::string log = refusal(kernel(body));
+    EXPECT_NE(log.find("is refused"), std::string::npos) << body << "\n" << log;
+  }
+  // With include directories, quoted relative names are the user's own files.
+  UserCodeRules allowed;
+  allowed.quoted_includes = true;
+  EXPECT_EQ(refusal(kernel("#include \"my/header.h\"\ny = 1;"), allowed), "");
+  EXPECT_NE(refusal(kernel("#include \"../outside.h\"\n"), allowed), "");
+  EXPECT_NE(refusal(kernel("#include \"/etc/passwd\"\n"), allowed), "");
+}
+
+}  // namespace
+}  // namespace stubjit::detail
