@@ -1,6 +1,7 @@
 // The runtime: one backend (CPU, CUDA or HIP device), its kernels, fields and caches.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,12 @@ struct RuntimeOptions {
   PlanPolicy policy{};
   // Extra flags for the backend's compiler; part of every cache key.
   std::vector<std::string> compiler_options;
+  // The longest a compile may take. A compile runs in a worker process
+  // (stubjit-compile-worker, installed beside the library) that is stopped when it runs
+  // past the limit; the launch then fails with a CompileError saying so (and so do the
+  // launches waiting for that stub). Unset: $STUBJIT_COMPILE_TIMEOUT (seconds), else
+  // 120 s. Zero: no limit, and compiles run in this process.
+  std::optional<std::chrono::milliseconds> compile_timeout;
   // Directories a kernel's code may #include "files" from (given to the compiler as -I,
   // part of every cache key). Empty: a kernel may include only its toolchain's own
   // headers, as <relative/path>; anything else is refused before compiling, so that a

@@ -14,9 +14,9 @@ struct Registry {
   std::mutex mutex;
   // Automatic selection takes the first available: a GPU before the host.
   std::vector<BackendEntry> entries = {
-      {"cuda", &open_cuda_backend},
-      {"hip", &open_hip_backend},
-      {"cpu", &open_cpu_backend},
+      {"cuda", &open_cuda_backend, &cuda_toolchain_for},
+      {"hip", &open_hip_backend, &hip_toolchain_for},
+      {"cpu", &open_cpu_backend, &cpu_toolchain_for},
   };
 };
 
@@ -38,6 +38,12 @@ std::vector<BackendEntry> backend_registry() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   return r.entries;
+}
+
+BackendEntry backend_named(const std::string& name) {
+  for (const BackendEntry& entry : backend_registry())
+    if (entry.name == name) return entry;
+  throw BackendError("unknown backend '" + name + "'");
 }
 
 bool register_backend(BackendEntry entry) {

@@ -28,7 +28,16 @@ struct OpenedBackend {
 struct BackendEntry {
   std::string name;  // "cuda", "hip", "cpu": what RuntimeOptions::backend names
   OpenedBackend (*open)(const BackendConfig& config);
+  // The toolchain for a target named by its id (Toolchain::target_id), without a
+  // device: what a compile worker process makes to compile for a runtime (and what
+  // compiling for another machine's target needs). Throws BackendError when the
+  // target cannot be compiled for here. Null: the backend's compiles stay in the
+  // runtime's process.
+  std::unique_ptr<Toolchain> (*toolchain_for)(const std::string& target_id) = nullptr;
 };
+
+// The entry named `name`; throws BackendError when there is none.
+BackendEntry backend_named(const std::string& name);
 
 // Every known backend in automatic-selection order: the library's own, then those
 // registered, in registration order.

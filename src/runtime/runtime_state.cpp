@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "backends/registry.hpp"
+#include "backends/remote_toolchain.hpp"
 #include "codegen/stub_request.hpp"
 #include "runtime/kernel_stubs.hpp"
 #include "stubjit/error.hpp"
@@ -40,6 +41,24 @@ std::size_t cached_stub_capacity(const RuntimeOptions& options) {
     return default_cached_stubs;
   }
   return static_cast<std::size_t>(value);
+}
+
+constexpr std::chrono::milliseconds default_compile_timeout{120000};
+
+std::chrono::milliseconds compile_time_limit(const RuntimeOptions& options) {
+  if (options.compile_timeout)
+    return std::max(*options.compile_timeout, std::chrono::milliseconds(0));
+  const std::string text = env_or("STUBJIT_COMPILE_TIMEOUT", "");
+  if (text.empty()) return default_compile_timeout;
+  if (text == "off") return std::chrono::milliseconds(0);
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(seconds >= 0) || seconds > 1e9) {
+    logger().warn("STUBJIT_COMPILE_TIMEOUT={} is not a number of seconds; keeping {} s", text,
+                  default_compile_timeout.count() / 1000);
+    return default_compile_timeout;
+  }
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 
 }  // namespace
@@ -89,6 +108,11 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
       stubs(stub_cache_capacity) {
   SelectedBackend selected = select_backend(options);
   toolchain = std::move(selected.toolchain);
+  // Compiles go to a worker process that can be stopped at the limit, for backends
+  // whose toolchain a worker can make.
+  const std::chrono::milliseconds limit = compile_time_limit(options);
+  if (limit.count() > 0 && backend_named(selected.name).toolchain_for)
+    toolchain = make_remote_toolchain(std::move(toolchain), selected.name, limit);
   device = std::move(selected.device);
   backend_name = selected.name;
   no_device = selected.no_device;

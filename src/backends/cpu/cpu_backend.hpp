@@ -16,5 +16,8 @@ std::unique_ptr<Toolchain> make_cpu_toolchain();
 std::unique_ptr<Device> make_cpu_device(unsigned threads);
 
 OpenedBackend open_cpu_backend(const BackendConfig& config);
+// This host's toolchain when `target_id` is this host's (the CPU backend compiles for
+// the CPU it runs on, -march=native); BackendError otherwise.
+std::unique_ptr<Toolchain> cpu_toolchain_for(const std::string& target_id);
 
 }  // namespace stubjit::detail

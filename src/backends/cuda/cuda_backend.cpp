@@ -40,6 +40,17 @@ OpenedBackend open_with_device(const BackendConfig& config,
 
 }  // namespace
 
+std::unique_ptr<Toolchain> cuda_toolchain_for(const std::string& target_id) {
+  std::shared_ptr<const NvrtcLibrary> nvrtc = load_nvrtc();
+  CudaTarget target;
+  target.arch = parse_cuda_arch(target_id);
+  target.ptx = target_id.rfind("compute_", 0) == 0;
+  if (!target.ptx && !nvrtc->supports(target.arch.number())) {
+    throw BackendError(nvrtc->id() + " cannot compile for " + target_id);
+  }
+  return make_cuda_toolchain(NvrtcCompiler(std::move(nvrtc), std::move(target)));
+}
+
 OpenedBackend open_cuda_backend(const BackendConfig& config) {
   OpenedBackend opened;
   try {

@@ -22,5 +22,8 @@ std::unique_ptr<Device> make_cuda_device(std::shared_ptr<const CudaContext> cont
 // (compile-only) when STUBJIT_CUDA_ARCH names an architecture, and the reason.
 // STUBJIT_CUDA_PTX=1 compiles stubs to PTX rather than CUBIN (docs/cuda.md).
 OpenedBackend open_cuda_backend(const BackendConfig& config);
+// NVRTC for "sm_XY" (CUBIN) or "compute_XY" (PTX); BackendError without NVRTC or for
+// an architecture it does not know.
+std::unique_ptr<Toolchain> cuda_toolchain_for(const std::string& target_id);
 
 }  // namespace stubjit::detail

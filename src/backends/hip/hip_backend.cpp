@@ -184,6 +184,12 @@ std::optional<HipDeviceInfo> find_device(const RuntimeLibrary* runtime, int inde
 
 }  // namespace
 
+std::unique_ptr<Toolchain> hip_toolchain_for(const std::string& target_id) {
+  if (address_sanitizer_loaded()) throw BackendError("hip: not available under AddressSanitizer");
+  return std::make_unique<HipToolchain>(HiprtcCompiler(target_id),
+                                        default_wavefront_size(target_id));
+}
+
 OpenedBackend open_hip_backend(const BackendConfig& config) {
   if (address_sanitizer_loaded()) {
     OpenedBackend opened;

@@ -1,0 +1,61 @@
+// stubjit-compile-worker: compiles stubs for a runtime in a process of its own, so
+// that a compile that runs past the runtime's time limit can be stopped (the runtime
+// kills this process). It reads requests on stdin and answers on stdout
+// (backends/worker_protocol.hpp) until stdin closes. It keeps the toolchains it made,
+// so each compiler is loaded once per worker.
+#include <map>
+#include <memory>
+#include <utility>
+
+#include "backends/registry.hpp"
+#include "backends/worker_protocol.hpp"
+#include "stubjit/error.hpp"
+
+namespace {
+
+using namespace stubjit;
+using namespace stubjit::detail;
+
+CompileResponse compile(
+    const CompileRequest& request,
+    std::map<std::pair<std::string, std::string>, std::unique_ptr<Toolchain>>& toolchains) {
+  CompileResponse response;
+  try {
+    std::unique_ptr<Toolchain>& toolchain = toolchains[{request.backend, request.target}];
+    if (!toolchain) {
+      const BackendEntry entry = backend_named(request.backend);
+      if (!entry.toolchain_for)
+        throw BackendError("backend '" + request.backend + "' compiles in process only");
+      toolchain = entry.toolchain_for(request.target);
+    }
+    const CompileJob job{request.source, request.file_name, request.entry, request.kernel,
+                         request.options};
+    response.binary = toolchain->compile(job);
+    response.status = CompileResponse::Status::compiled;
+  } catch (const CompileError& error) {
+    response.status = CompileResponse::Status::compile_error;
+    response.message = error.log();
+  } catch (const std::exception& error) {
+    response.status = CompileResponse::Status::failed;
+    response.message = error.what();
+  }
+  return response;
+}
+
+}  // namespace
+
+int main() {
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<Toolchain>> toolchains;
+  std::string frame;
+  while (read_frame(0, frame, std::nullopt) == FrameRead::read) {
+    CompileRequest request;
+    CompileResponse response;
+    if (decode(frame, request)) {
+      response = compile(request, toolchains);
+    } else {
+      response.message = "a request this worker cannot read (another stubjit version?)";
+    }
+    if (!write_frame(1, encode(response))) return 1;
+  }
+  return 0;
+}
