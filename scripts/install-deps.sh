@@ -35,6 +35,25 @@ requirements=(
   "libamdhip64-dev|/usr/lib/*/libamdhip64.so"
 )
 
+# Extra groups, asked for by the scripts that need them.
+for group in "$@"; do
+  case "$group" in
+    # scripts/test.sh --sanitize=...: GCC's sanitizer runtimes (g++ usually brings them).
+    --sanitize)
+      requirements+=("libasan8|/usr/lib/*/libasan.so.8*" "libubsan1|/usr/lib/*/libubsan.so.1*"
+        "libtsan2|/usr/lib/*/libtsan.so.2*")
+      ;;
+    # scripts/fuzz.sh: Clang's libFuzzer and sanitizer runtimes.
+    --fuzz)
+      requirements+=("libclang-rt-14-dev|/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a")
+      ;;
+    *)
+      echo "scripts/install-deps.sh: unknown argument '$group' (--sanitize, --fuzz)" >&2
+      exit 2
+      ;;
+  esac
+done
+
 present() { compgen -G "$1" >/dev/null; }
 
 missing=()

@@ -154,8 +154,8 @@ int verify(const CacheFlags& flags, bool as_json) {
     for (const SkippedCacheDirectory& d : skipped) {
       std::printf("SKIPPED %s: %s\n", d.path.c_str(), d.problem.c_str());
     }
-    std::printf("%zu entries checked, %zu bad, %zu removed, %zu directories not read\n",
-                entries.size(), bad.size(), removed, skipped.size());
+    std::printf("%zu entries checked, %zu bad, %zu removed, %zu skipped\n", entries.size(),
+                bad.size(), removed, skipped.size());
   }
   // Unread directories may hold bad entries: not a clean bill of health.
   return bad.size() > removed || !skipped.empty() ? exit_problems_found : exit_ok;

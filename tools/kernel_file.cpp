@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace stubjit::tool {
@@ -39,6 +40,26 @@ std::string string_field(const json& object, const char* name, const std::string
   return object[name].get<std::string>();
 }
 
+// A whole number in [0, max]. nlohmann's own conversions would cast a float out of
+// the target's range (undefined) and wrap a negative integer, so neither is used.
+std::uint64_t count_of(const json& value, std::uint64_t max, const std::string& where) {
+  if (!value.is_number_unsigned()) {
+    throw KernelFileError(where + ": expected a whole number from 0 to " + std::to_string(max));
+  }
+  const std::uint64_t number = value.get<std::uint64_t>();
+  if (number > max) {
+    throw KernelFileError(where + ": " + std::to_string(number) + " is more than " +
+                          std::to_string(max));
+  }
+  return number;
+}
+
+std::uint64_t count_field(const json& object, const char* name, std::uint64_t max,
+                          const std::string& where) {
+  if (!object.contains(name)) return 0;
+  return count_of(object[name], max, where + ": " + name);
+}
+
 void read_param(const json& p, const std::string& where, KernelDescription& out) {
   if (!p.is_object()) throw KernelFileError(where + ": expected an object");
   Param param;
@@ -55,7 +76,7 @@ void read_param(const json& p, const std::string& where, KernelDescription& out)
     param.kind = ParamKind::field;
     param.type = element_type(string_field(p, "type", where), where);
     param.access = kind == "in" ? Access::read_only : Access::read_write;
-    param.rank = p.value("rank", 0);
+    param.rank = static_cast<int>(count_field(p, "rank", std::numeric_limits<int>::max(), where));
     const std::string how = p.value("binding", std::string("projection"));
     if (how != "projection" && how != "broadcast") {
       throw KernelFileError(where + ": binding must be projection or broadcast");
@@ -74,7 +95,7 @@ KernelDescription parse_kernel_description(const std::string& text, const std::s
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // not JSON, or a number out of range
     throw KernelFileError(origin + ": not JSON: " + error.what());
   }
   if (!doc.is_object()) throw KernelFileError(origin + ": expected a JSON object");
@@ -92,11 +113,19 @@ KernelDescription parse_kernel_description(const std::string& text, const std::s
     if (doc.contains("helpers")) out.source.helpers = text_of(doc["helpers"], origin + ": helpers");
     if (doc.contains("block")) {
       const json& block = doc["block"];
-      out.source.block.max_threads = block.value("max_threads", 0u);
+      if (!block.is_object()) throw KernelFileError(origin + ": 'block' must be an object");
+      const std::uint64_t most = std::numeric_limits<std::uint32_t>::max();
+      out.source.block.max_threads =
+          static_cast<std::uint32_t>(count_field(block, "max_threads", most, origin + ": block"));
       if (block.contains("shape")) {
-        const auto shape = block["shape"].get<std::vector<std::uint32_t>>();
-        if (shape.size() != 3) throw KernelFileError(origin + ": block.shape needs 3 numbers");
-        out.source.block.shape = {shape[0], shape[1], shape[2]};
+        const json& shape = block["shape"];
+        if (!shape.is_array() || shape.size() != 3) {
+          throw KernelFileError(origin + ": block.shape needs 3 numbers");
+        }
+        for (std::size_t p = 0; p < 3; ++p) {
+          out.source.block.shape[p] = static_cast<std::uint32_t>(
+              count_of(shape[p], most, origin + ": block.shape[" + std::to_string(p) + "]"));
+        }
       }
     }
   } catch (const json::exception& error) {  // a value of the wrong JSON type

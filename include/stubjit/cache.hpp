@@ -36,11 +36,14 @@ struct DiskCacheEntry {
   std::string format;   // binary format, e.g. "elf-object", "cubin"
 };
 
-// A directory of the cache's layout that a listing did not enter: its entries are
-// missing from the listing.
+// A directory of the cache's layout that a listing did not enter (its entries are
+// missing from the listing), or a file of the layout that another user owns (never
+// counted or removed).
 struct SkippedCacheDirectory {
   std::string path;
-  std::string problem;  // "cannot be read: Permission denied", "is writable by group or others"
+  // "cannot be read: Permission denied", "is writable by group or others",
+  // "is owned by user 65534, not by user 1000: neither counted nor removed"
+  std::string problem;
 };
 
 // The entries under `root`: only files of stubjit's layout

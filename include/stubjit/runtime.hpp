@@ -96,7 +96,9 @@ class STUBJIT_API Runtime {
   const DeviceLimits& limits() const;
 
   // Validates the description (identifiers, ranks) and returns a launchable kernel;
-  // nothing is compiled until the first launch needs a stub.
+  // nothing is compiled until the first launch needs a stub. A GPU runtime also fits
+  // the kernel's launch bounds to its limits here, so limits that allow no launch
+  // (RuntimeOptions::limits or adjust_limits with a zero) throw PlanError already.
   Kernel kernel(KernelSource source);
 
   Field allocate(ElementType type, const std::vector<std::int64_t>& extents,

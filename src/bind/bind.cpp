@@ -278,8 +278,10 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
     const Field& field = *arg.field();
     const std::size_t field_rank = field.extents().size();
     put(packed, at, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(field.data())));
-    std::memcpy(packed + at + 8, field.extents().data(), 8 * field_rank);
-    std::memcpy(packed + at + 8 + 8 * field_rank, field.strides().data(), 8 * field_rank);
+    if (field_rank != 0) {  // a rank-0 field's empty extents may hold no pointer at all
+      std::memcpy(packed + at + 8, field.extents().data(), 8 * field_rank);
+      std::memcpy(packed + at + 8 + 8 * field_rank, field.strides().data(), 8 * field_rank);
+    }
     at += 8 + 16 * field_rank;
   }
 }

@@ -127,6 +127,8 @@ std::vector<DiskCacheEntry> list_disk_cache(const std::string& root, bool verify
   if (skipped) {
     for (const detail::SkippedDirectory& directory : scan.skipped)
       skipped->push_back({directory.path, directory.problem});
+    for (const detail::SkippedDirectory& file : scan.foreign)
+      skipped->push_back({file.path, file.problem});
   }
   return entries;
 }

@@ -24,6 +24,7 @@ std::int64_t now_ns() {
 EntryScan entries_of(LayoutScan layout) {
   EntryScan scan;
   scan.skipped = std::move(layout.skipped);
+  scan.foreign = std::move(layout.foreign);
   for (LayoutFile& file : layout.files) {
     if (file.kind != LayoutFileKind::entry) continue;
     StoredEntry entry;

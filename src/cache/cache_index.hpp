@@ -23,6 +23,7 @@ struct StoredEntry {
 struct EntryScan {
   std::vector<StoredEntry> entries;
   std::vector<SkippedDirectory> skipped;  // layout directories not read (and why)
+  std::vector<SkippedDirectory> foreign;  // files of another user's: not in `entries`
 };
 
 // Every entry file under `root`, found without following links; directories that

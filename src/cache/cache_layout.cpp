@@ -126,6 +126,14 @@ class LayoutWalker {
     }
     struct stat info {};
     if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return;
+    // Another user's file (only a hand can put it in a private directory) is neither
+    // counted nor removed: cleanup could not remove it, and the cap is the user's.
+    if (info.st_uid != ::geteuid()) {
+      scan_.foreign.push_back({path, "is owned by user " + std::to_string(info.st_uid) +
+                                         ", not by user " + std::to_string(::geteuid()) +
+                                         ": neither counted nor removed"});
+      return;
+    }
     file.path = path;
     file.directory = directory;
     file.name = name;

@@ -54,6 +54,10 @@ struct SkippedDirectory {
 struct LayoutScan {
   std::vector<LayoutFile> files;
   std::vector<SkippedDirectory> skipped;
+  // Files of the layout that another user owns: neither counted nor removed, but
+  // listed, so that `stubjit cache verify` can say they are there. The problem says
+  // whose they are.
+  std::vector<SkippedDirectory> foreign;
 };
 
 // Walks exactly the layout's three directory levels below `root`: only directories

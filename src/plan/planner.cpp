@@ -58,6 +58,34 @@ Extent3 checked_fixed_shape(const DeviceLimits& limits, const BlockConstraints& 
   return shape;
 }
 
+// Limits under which no dispatch can run at all (a zeroed or half-filled
+// DeviceLimits) are refused up front: the arithmetic below would otherwise round
+// them up to one thread and plan a launch the device cannot take.
+void require_launchable(const DeviceLimits& limits) {
+  if (limits.max_threads_per_block == 0) {
+    throw PlanError("max_threads_per_block", 0,
+                    "the device limits allow no thread per group (max_threads_per_block is 0)");
+  }
+  for (int p = 0; p < 3; ++p) {
+    const std::string axis = axis_name[p];
+    if (limits.max_block[p] == 0) {
+      throw PlanError(
+          "max_block[" + axis + "]", 0,
+          "the device limits allow no thread along " + axis + " (max_block[" + axis + "] is 0)");
+    }
+    if (limits.max_grid[p] == 0) {
+      throw PlanError(
+          "max_grid[" + axis + "]", 0,
+          "the device limits allow no group along " + axis + " (max_grid[" + axis + "] is 0)");
+    }
+  }
+  if (limits.max_threads_per_dim == 1) {
+    throw PlanError("max_threads_per_dim", 1,
+                    "the device limits allow no thread along any dimension "
+                    "(max_threads_per_dim is 1, and spans must stay below it)");
+  }
+}
+
 // Most threads a group may have along p: the block limit, and below
 // max_threads_per_dim (grid*block < max_threads_per_dim needs block < it).
 u64 widest_block(const DeviceLimits& limits, int p) {
@@ -337,6 +365,28 @@ Plan choose(const Request& r) {
   return plan_multi(r);
 }
 
+Plan plan_for(const Request& r, std::optional<Mode> forced) {
+  if (!forced) return choose(r);
+  if (!detail::is_valid(*forced)) {
+    throw ArgumentError("", "the forced mode holds " + detail::number_of(*forced) +
+                                ", which is no Mode (direct, spread or multi)");
+  }
+  switch (*forced) {
+    case Mode::direct:
+      if (r.domain.rank() > 3) {
+        throw PlanError("rank", 3,
+                        "forced mode direct needs rank <= 3; domain " + r.domain.to_string() +
+                            " has rank " + std::to_string(r.domain.rank()));
+      }
+      return plan_direct(r, true, choose_block(r, false));
+    case Mode::spread:
+      return plan_spread(r, true);
+    case Mode::multi:
+      return plan_multi(r);
+  }
+  return choose(r);
+}
+
 }  // namespace
 
 void check_plan_within(const Plan& plan, const DeviceLimits& limits) {
@@ -374,6 +424,7 @@ void check_plan_within(const Plan& plan, const DeviceLimits& limits) {
 
 std::uint32_t max_group_threads(const DeviceLimits& limits, const BlockConstraints& constraints,
                                 Mode mode, int rank) {
+  require_launchable(limits);
   const bool spread = mode == Mode::spread || rank > 3;
   return static_cast<std::uint32_t>(product(base_block(limits, constraints, spread, rank)));
 }
@@ -381,26 +432,12 @@ std::uint32_t max_group_threads(const DeviceLimits& limits, const BlockConstrain
 Plan make_plan(const Domain& domain, const DeviceLimits& limits,
                const BlockConstraints& constraints, const PlanPolicy& policy,
                std::optional<Mode> forced) {
+  require_launchable(limits);
   const Request r{domain, limits, constraints, policy};
-  if (!forced) return choose(r);
-  if (!detail::is_valid(*forced)) {
-    throw ArgumentError("", "the forced mode holds " + detail::number_of(*forced) +
-                                ", which is no Mode (direct, spread or multi)");
-  }
-  switch (*forced) {
-    case Mode::direct:
-      if (domain.rank() > 3) {
-        throw PlanError("rank", 3,
-                        "forced mode direct needs rank <= 3; domain " + domain.to_string() +
-                            " has rank " + std::to_string(domain.rank()));
-      }
-      return plan_direct(r, true, choose_block(r, false));
-    case Mode::spread:
-      return plan_spread(r, true);
-    case Mode::multi:
-      return plan_multi(r);
-  }
-  return choose(r);
+  Plan plan = plan_for(r, forced);
+  // The one-dispatch modes count too: a budget of 0 launches nothing.
+  require_dispatch_budget(r, plan.dispatches.size());
+  return plan;
 }
 
 }  // namespace stubjit

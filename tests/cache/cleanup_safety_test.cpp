@@ -121,10 +121,18 @@ TEST(CleanupSafety, AnotherUsersEntryIsNeverRemoved) {
   const EvictionResult evicted =
       evict_least_recently_used(dir.path(), 1, "", std::chrono::milliseconds(0));
   EXPECT_TRUE(evicted.ran);
-  EXPECT_EQ(evicted.removed, 1u);  // ours
+  EXPECT_EQ(evicted.bytes_before, 100u);  // theirs is not counted either
+  EXPECT_EQ(evicted.removed, 1u);         // ours
   EXPECT_EQ(clear_disk_cache(dir.path()), 0u);
   EXPECT_TRUE(fs::exists(theirs));
   EXPECT_FALSE(fs::exists(ours));
+  // Listed as skipped, with whose it is, so that `stubjit cache verify` reports it.
+  std::vector<SkippedCacheDirectory> skipped;
+  EXPECT_TRUE(list_disk_cache(dir.path(), true, &skipped).empty());
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].path, theirs);
+  EXPECT_NE(skipped[0].problem.find("owned by user 65534"), std::string::npos)
+      << skipped[0].problem;
 }
 
 // A 1 TiB sparse file dated in the future, named like an entry: it counts the blocks

@@ -1,6 +1,7 @@
 // Stubs, their JIT dylibs and modules are released when nothing can launch them any
 // more: thousands of distinct kernels, each made, launched and dropped, leave the
 // process's memory bounded by the stub cache's cap instead of growing with them.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -20,6 +21,15 @@ long resident_kib() {
     if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
   }
   return -1;
+}
+
+// Under AddressSanitizer, freed memory is held in a quarantine (256 MiB by default on
+// 64-bit Linux) before it is reused, and counts as resident meanwhile. Unreleased
+// stubs grew the resident set by about 3 GiB for 5000 kernels there, so the bound
+// with the quarantine added still fails them.
+long quarantine_kib() {
+  const bool address_sanitizer = ::dlsym(RTLD_DEFAULT, "__asan_init") != nullptr;
+  return address_sanitizer ? 256 * 1024 : 0;
 }
 
 TEST(Lifetimes, ThousandsOfDroppedKernelsKeepMemoryBounded) {
@@ -51,7 +61,8 @@ TEST(Lifetimes, ThousandsOfDroppedKernelsKeepMemoryBounded) {
   // 4000 more kernels than at the first measurement. Unreleased, each stub's JIT dylib
   // adds about 44 KiB (measured: 176 MiB for 4000), and a compiler that keeps what it
   // built (Clang's -disable-free) about 360 KiB.
-  EXPECT_LT(at_end - after_settling, 64 * 1024) << "resident memory grew with the kernels";
+  EXPECT_LT(at_end - after_settling, 64 * 1024 + quarantine_kib())
+      << "resident memory grew with the kernels";
 }
 
 }  // namespace

@@ -5,73 +5,22 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <random>
 #include <vector>
 
+#include "common/plan_visits.hpp"
 #include "stubjit/error.hpp"
-#include "stubjit/index.h"
 #include "stubjit/plan.hpp"
 
 namespace stubjit {
 namespace {
 
-// Visits per flat position of the domain, from enumerating every thread of a plan.
-std::vector<int> enumerate_visits(const Domain& domain, const Plan& plan) {
-  std::vector<int> visits(static_cast<std::size_t>(domain.size()), 0);
-  const int rank = domain.rank();
-  std::vector<i64> counts(static_cast<std::size_t>(rank));
-  for (int d = 0; d < rank; ++d) counts[static_cast<std::size_t>(d)] = domain[d].count;
-  for (const Dispatch& dispatch : plan.dispatches) {
-    for (u64 gz = 0; gz < dispatch.grid[2]; ++gz)
-      for (u64 gy = 0; gy < dispatch.grid[1]; ++gy)
-        for (u64 gx = 0; gx < dispatch.grid[0]; ++gx)
-          for (u32 tz = 0; tz < plan.block[2]; ++tz)
-            for (u32 ty = 0; ty < plan.block[1]; ++ty)
-              for (u32 tx = 0; tx < plan.block[0]; ++tx) {
-                std::vector<i64> position(static_cast<std::size_t>(rank));
-                if (plan.spread_indexing()) {
-                  const u64 lin = spread_linear(static_cast<u64>(dispatch.linear_begin), gx, gy, gz,
-                                                dispatch.grid[0], dispatch.grid[1], tx, ty, tz,
-                                                plan.block[0], plan.block[1], plan.block[2]);
-                  if (lin >= static_cast<u64>(dispatch.linear_end)) continue;
-                  // raise<N> needs N at compile time; the test raises with a loop.
-                  u64 rest = lin;
-                  for (int d = rank - 1; d >= 0; --d) {
-                    position[static_cast<std::size_t>(d)] = static_cast<i64>(
-                        rest % static_cast<u64>(counts[static_cast<std::size_t>(d)]));
-                    rest /= static_cast<u64>(counts[static_cast<std::size_t>(d)]);
-                  }
-                  if (rest != 0) continue;  // beyond the domain: must not happen
-                } else {
-                  const u64 group[3] = {gx, gy, gz};
-                  const u32 thread[3] = {tx, ty, tz};
-                  bool inside = true;
-                  for (int p = 0; p < 3; ++p) {
-                    const u64 q = direct_position(
-                        static_cast<u64>(dispatch.origin[static_cast<std::size_t>(p)]), group[p],
-                        plan.block[static_cast<std::size_t>(p)], thread[p]);
-                    if (p < rank) {
-                      inside = inside &&
-                               q < static_cast<u64>(counts[static_cast<std::size_t>(rank - 1 - p)]);
-                      position[static_cast<std::size_t>(rank - 1 - p)] = static_cast<i64>(q);
-                    } else {
-                      inside = inside && q == 0;  // unused dimensions hold one position
-                    }
-                  }
-                  if (!inside) continue;
-                }
-                i64 flat = 0;
-                for (int d = 0; d < rank; ++d)
-                  flat = flat * counts[static_cast<std::size_t>(d)] +
-                         position[static_cast<std::size_t>(d)];
-                ++visits[static_cast<std::size_t>(flat)];
-              }
-  }
-  return visits;
-}
-
 void expect_exactly_once(const Domain& domain, const Plan& plan, const std::string& context) {
-  const std::vector<int> visits = enumerate_visits(domain, plan);
+  const test::Visits found = test::enumerate_visits(domain, plan);
+  ASSERT_EQ(found.outside, 0u) << context << ": threads run outside the domain; plan "
+                               << plan.describe();
+  const std::vector<int>& visits = found.per_position;
   for (std::size_t i = 0; i < visits.size(); ++i) {
     ASSERT_EQ(visits[i], 1) << context << ": flat position " << i << " visited " << visits[i]
                             << " times; plan " << plan.describe();
@@ -240,6 +189,24 @@ TEST(Planner, DispatchBudgetIsEnforced) {
   }
 }
 
+// Found by the plan fuzzer: direct and spread plans, one dispatch each, ignored a
+// budget of 0. An empty domain needs no dispatch and is still planned.
+TEST(Planner, ABudgetOfNoDispatchRefusesEveryModeButAnEmptyDomain) {
+  PlanPolicy none;
+  none.max_dispatches = 0;
+  for (const std::optional<Mode> forced : {std::optional<Mode>{}, std::optional<Mode>{Mode::direct},
+                                           std::optional<Mode>{Mode::spread}}) {
+    try {
+      make_plan(Domain{100}, DeviceLimits{}, BlockConstraints{}, none, forced);
+      ADD_FAILURE() << "expected PlanError";
+    } catch (const PlanError& error) {
+      EXPECT_EQ(error.limit(), "max_dispatches");
+      EXPECT_EQ(error.limit_value(), 0u);
+    }
+  }
+  EXPECT_TRUE(make_plan(Domain{0}, DeviceLimits{}, BlockConstraints{}, none).dispatches.empty());
+}
+
 TEST(Planner, FixedShapeBeyondLimitsIsRefused) {
   BlockConstraints big;
   big.shape = {64, 64, 1};  // 4096 threads
@@ -247,6 +214,37 @@ TEST(Planner, FixedShapeBeyondLimitsIsRefused) {
   BlockConstraints wide;
   wide.shape = {2048, 1, 1};
   EXPECT_THROW(make_plan(Domain{10}, DeviceLimits{}, wide), PlanError);
+}
+
+// Found by the plan fuzzer: a zero limit was rounded up to one thread and planned
+// as if the device could launch it.
+TEST(Planner, LimitsThatAllowNoLaunchAreRefusedByName) {
+  struct Case {
+    void (*zero)(DeviceLimits&);
+    const char* limit;
+  };
+  const Case cases[] = {
+      {[](DeviceLimits& l) { l.max_threads_per_block = 0; }, "max_threads_per_block"},
+      {[](DeviceLimits& l) { l.max_block[1] = 0; }, "max_block[y]"},
+      {[](DeviceLimits& l) { l.max_grid[2] = 0; }, "max_grid[z]"},
+      {[](DeviceLimits& l) { l.max_threads_per_dim = 1; }, "max_threads_per_dim"},
+  };
+  for (const Case& c : cases) {
+    DeviceLimits limits;
+    c.zero(limits);
+    for (const std::optional<Mode> forced :
+         {std::optional<Mode>{}, std::optional<Mode>{Mode::direct},
+          std::optional<Mode>{Mode::spread}, std::optional<Mode>{Mode::multi}}) {
+      try {
+        make_plan(Domain{10, 3}, limits, BlockConstraints{}, PlanPolicy{}, forced);
+        ADD_FAILURE() << c.limit << ": a plan was made";
+      } catch (const PlanError& error) {
+        EXPECT_EQ(error.limit(), c.limit);
+        EXPECT_NE(std::string(error.what()).find(c.limit), std::string::npos) << error.what();
+      }
+    }
+    EXPECT_THROW(max_group_threads(limits, BlockConstraints{}, Mode::direct, 2), PlanError);
+  }
 }
 
 TEST(Planner, LaunchBoundsCapTheGroup) {

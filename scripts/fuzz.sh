@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets with clang-14's libFuzzer, AddressSanitizer and
+# UndefinedBehaviorSanitizer (tests/fuzz, a build of its own in build-fuzz/) and runs
+# each for a bounded time, starting from the committed seed corpus and regression
+# inputs. CI runs it as it is.
+#
+#   scripts/fuzz.sh [--seconds N] [TARGET...]    N seconds per target (default 60);
+#                                                targets: plan kernel_file cache_entry
+#
+# New inputs the fuzzer finds go to a temporary folder, never into the repository. An
+# input that breaks a target is kept in out/fuzz/<target>/ and fails the run: fix the
+# defect, then add the input to tests/fuzz/regressions/<target>/, where every ctest run
+# replays it (docs/testing.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=60
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seconds) seconds=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
+    --seconds=*) seconds=${1#--seconds=}; shift ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    plan | kernel_file | cache_entry) targets+=("$1"); shift ;;
+    *) echo "scripts/fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+# libFuzzer takes -max_total_time=0 for "no limit": only a positive number bounds it.
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "scripts/fuzz.sh: --seconds takes a positive whole number, not '$seconds'" >&2
+  exit 2
+fi
+[ ${#targets[@]} -gt 0 ] || targets=(plan kernel_file cache_entry)
+
+scripts/install-deps.sh --fuzz
+cmake -S tests/fuzz -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 \
+  -DCMAKE_CXX_COMPILER=clang++-14 -DSTUBJIT_WERROR="${STUBJIT_WERROR:-ON}" >/dev/null
+cmake --build build-fuzz -j "$(nproc)"
+
+found=()
+for target in "${targets[@]}"; do
+  new_inputs=$(mktemp -d)
+  artifacts="out/fuzz/$target"
+  mkdir -p "$artifacts"
+  log="$artifacts/fuzz.log"
+  seeds=(tests/fuzz/corpus/"$target")
+  [ -d tests/fuzz/regressions/"$target" ] && seeds+=(tests/fuzz/regressions/"$target")
+  echo "fuzz: $target for ${seconds} s (log in $log)"
+  status=0
+  "build-fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/" "$new_inputs" "${seeds[@]}" \
+    >"$log" 2>&1 || status=$?
+  rm -rf "$new_inputs"
+  grep -E "^stat::(number_of_executed_units|new_units_added|peak_rss_mb)" "$log" |
+    sed "s/^/fuzz: $target /" || true
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz: $target FAILED (exit $status); the end of its log:"
+    tail -n 40 "$log"
+    found+=("$target")
+  fi
+done
+
+if [ ${#found[@]} -ne 0 ]; then
+  echo "fuzz: inputs that break ${found[*]} are in out/fuzz/; replay one with" \
+    "build-fuzz/fuzz_<target> FILE, fix the defect, then add it to tests/fuzz/regressions/<target>/"
+  exit 1
+fi
+echo "fuzz: no target failed"

@@ -1,0 +1,329 @@
+// Fuzzes the planner: a random domain, device limits (tiny ones, the real backends',
+// large random ones), block constraints, policy and forced mode. make_plan must either
+// refuse with a stubjit::Error (never for a request every device can take) or return
+// a plan that
+//   - is the forced mode, when one was forced, and keeps the policy's dispatch budget;
+//   - keeps the constraints (a fixed shape exactly, launch bounds) and the limits
+//     (check_plan_within accepts it);
+//   - covers every position of the domain exactly once: its spread ranges tile
+//     [0, size) or its direct boxes are disjoint and fill the domain, and, for plans
+//     small enough, enumerated thread by thread with the prelude's own index
+//     functions, no thread runs outside the domain or twice at one position.
+// A broken invariant aborts with the case printed.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/plan_visits.hpp"
+#include "fuzz/fuzz_input.hpp"
+#include "stubjit/error.hpp"
+#include "stubjit/plan.hpp"
+
+namespace stubjit::fuzz {
+namespace {
+
+// Enumerating more threads than this takes too long for a fuzzer's iteration.
+constexpr std::uint64_t max_enumerated_threads = std::uint64_t(1) << 16;
+
+[[noreturn]] void fail(const std::string& what, const Domain& domain, const Plan& plan) {
+  std::fprintf(stderr, "plan fuzzer: %s\n  domain %s\n  plan %s\n", what.c_str(),
+               domain.to_string().c_str(), plan.describe().c_str());
+  std::abort();
+}
+
+std::int64_t first_index(FuzzInput& in) {
+  switch (in.below(4)) {
+    case 0:
+      return in.between(-8, 8);
+    case 1:
+      return INT64_MIN + in.between(0, 8);
+    case 2:
+      return INT64_MAX - in.between(0, 8);
+    default:
+      return static_cast<std::int64_t>(in.u64());
+  }
+}
+
+std::int64_t step(FuzzInput& in) {
+  switch (in.below(3)) {
+    case 0: {
+      const std::int64_t s = in.between(-4, 3);
+      return s >= 0 ? s + 1 : s;  // never 0
+    }
+    case 1:
+      return in.flag() ? INT64_MAX : INT64_MIN;
+    default:
+      return static_cast<std::int64_t>(in.u64() | 1);
+  }
+}
+
+// Small counts, which enumeration can check; now and then a huge one, which only the
+// planner's arithmetic and the limits can be checked for.
+std::int64_t count(FuzzInput& in, int rank, bool huge) {
+  if (huge) return in.between(0, std::int64_t(1) << (62 / rank));
+  return in.between(0, rank <= 3 ? 40 : 5);
+}
+
+std::uint64_t grid_limit(FuzzInput& in) {
+  switch (in.below(4)) {
+    case 0:
+      return 2147483647ull;
+    case 1:
+      return 65535;
+    default:
+      return in.below(9);  // 0..8: 0 is a device that cannot launch
+  }
+}
+
+// The real backends' limits: the CPU's (no hardware grid, products kept inside 64
+// bits) and HIP's (grid*block counted in 32 bits).
+DeviceLimits cpu_like() {
+  DeviceLimits limits;
+  const std::uint64_t huge = std::uint64_t(1) << 40;
+  limits.max_grid = {huge, huge, huge};
+  limits.max_block = {1u << 20, 1u << 20, 1u << 20};
+  limits.max_threads_per_block = 1u << 20;
+  limits.warp_size = 1;
+  limits.preferred_block.spread = {4096, 1, 1};
+  limits.preferred_block.direct = {{{4096, 1, 1}, {4096, 1, 1}, {4096, 1, 1}}};
+  return limits;
+}
+
+DeviceLimits hip_like() {
+  DeviceLimits limits;
+  limits.max_grid = {2147483647ULL, 2147483647ULL, 2147483647ULL};
+  limits.max_block = {1024, 1024, 1024};
+  limits.max_threads_per_dim = std::uint64_t(1) << 32;
+  limits.warp_size = 64;
+  limits.preferred_block.spread = {256, 1, 1};
+  limits.preferred_block.direct = {{{256, 1, 1}, {64, 4, 1}, {64, 2, 2}}};
+  return limits;
+}
+
+DeviceLimits limits_of(FuzzInput& in) {
+  switch (in.below(8)) {
+    case 0:
+      return DeviceLimits{};  // a typical CUDA GPU
+    case 1:
+      return cpu_like();
+    case 2:
+      return hip_like();
+    case 3: {  // large, random
+      DeviceLimits limits;
+      for (int p = 0; p < 3; ++p) limits.max_grid[p] = 1 + (in.u64() >> in.below(64));
+      for (int p = 0; p < 3; ++p) limits.max_block[p] = 1 + (in.u32() >> in.below(32));
+      limits.max_threads_per_block = 1 + (in.u32() >> in.below(32));
+      limits.max_threads_per_dim = in.flag() ? 0 : in.u64() >> in.below(64);
+      return limits;
+    }
+    default:
+      break;  // tiny, where every corner is reached
+  }
+  DeviceLimits limits;
+  for (int p = 0; p < 3; ++p) limits.max_grid[p] = grid_limit(in);
+  for (int p = 0; p < 3; ++p) limits.max_block[p] = static_cast<std::uint32_t>(in.below(9));
+  limits.max_threads_per_block = static_cast<std::uint32_t>(in.below(65));
+  limits.max_threads_per_dim = in.flag() ? 0 : in.below(129);
+  limits.warp_size = 1u << in.below(7);
+  for (std::uint32_t& extent : limits.preferred_block.spread)
+    extent = static_cast<std::uint32_t>(in.below(17));
+  for (Extent3& shape : limits.preferred_block.direct)
+    for (std::uint32_t& extent : shape) extent = static_cast<std::uint32_t>(in.below(17));
+  return limits;
+}
+
+BlockConstraints constraints_of(FuzzInput& in) {
+  BlockConstraints constraints;
+  switch (in.below(3)) {
+    case 0:
+      break;
+    case 1:
+      constraints.max_threads = static_cast<std::uint32_t>(1 + in.below(64));
+      break;
+    default:
+      // Now and then a zero along one axis: a shape the planner must refuse.
+      for (std::uint32_t& extent : constraints.shape)
+        extent = static_cast<std::uint32_t>(in.below(16) == 0 ? 0 : 1 + in.below(8));
+  }
+  return constraints;
+}
+
+std::optional<Mode> forced_mode(FuzzInput& in) {
+  switch (in.below(4)) {
+    case 0:
+      return Mode::direct;
+    case 1:
+      return Mode::spread;
+    case 2:
+      return Mode::multi;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Spread indexing: the dispatches' linear ranges tile [0, size) in order, each with
+// threads enough for its range. (The stub stops at linear_end only: a range past the
+// domain's size would run threads outside it.)
+void check_spread_ranges(const Domain& domain, const Plan& plan) {
+  std::int64_t next = 0;
+  for (const Dispatch& dispatch : plan.dispatches) {
+    if (dispatch.linear_begin != next || dispatch.linear_end <= dispatch.linear_begin)
+      fail("spread dispatches do not tile the domain in order", domain, plan);
+    if (dispatch.linear_end > domain.size())
+      fail("a spread dispatch runs past the domain's end", domain, plan);
+    // Saturating: past 2^64 threads, any range fits.
+    std::uint64_t threads = 1;
+    for (std::uint64_t factor :
+         {dispatch.grid[0], dispatch.grid[1], dispatch.grid[2], std::uint64_t(plan.block[0]),
+          std::uint64_t(plan.block[1]), std::uint64_t(plan.block[2])}) {
+      if (__builtin_mul_overflow(threads, factor, &threads)) threads = ~std::uint64_t(0);
+    }
+    if (threads < std::uint64_t(dispatch.linear_end - dispatch.linear_begin))
+      fail("a spread dispatch has fewer threads than positions", domain, plan);
+    next = dispatch.linear_end;
+  }
+  if (next != domain.size()) fail("spread dispatches stop short of the domain", domain, plan);
+}
+
+// Direct indexing, without enumerating threads: along each physical dimension p a
+// dispatch covers [origin, origin + grid*block) clipped to the dimension's count (the
+// stub masks the rest; an unused dimension holds position 0 only). The boxes must be
+// pairwise disjoint and their volumes add up to the domain's size.
+void check_direct_boxes(const Domain& domain, const Plan& plan) {
+  using u128 = unsigned __int128;
+  struct Box {
+    u128 begin[3], end[3];
+  };
+  std::vector<Box> boxes;
+  u128 volume = 0;
+  for (const Dispatch& dispatch : plan.dispatches) {
+    Box box{};
+    u128 cells = 1;
+    for (int p = 0; p < 3; ++p) {
+      const u128 count = p < plan.rank ? u128(domain[plan.rank - 1 - p].count) : u128(1);
+      const u128 origin = std::uint64_t(dispatch.origin[static_cast<std::size_t>(p)]);
+      const u128 reach = origin + u128(dispatch.grid[p]) * plan.block[static_cast<std::size_t>(p)];
+      box.begin[p] = origin < count ? origin : count;
+      box.end[p] = reach < count ? reach : count;
+      cells *= box.end[p] - box.begin[p];
+    }
+    for (const Box& other : boxes) {
+      bool overlap = true;
+      for (int p = 0; p < 3; ++p)
+        overlap = overlap && box.begin[p] < other.end[p] && other.begin[p] < box.end[p];
+      if (overlap) fail("two direct dispatches cover the same positions", domain, plan);
+    }
+    boxes.push_back(box);
+    volume += cells;
+  }
+  if (volume != u128(domain.size()))
+    fail("the direct dispatches do not cover the domain", domain, plan);
+}
+
+void check_plan(const Domain& domain, const DeviceLimits& limits,
+                const BlockConstraints& constraints, const PlanPolicy& policy,
+                std::optional<Mode> forced, const Plan& plan) {
+  if (forced && plan.mode != *forced) fail("the forced mode was not kept", domain, plan);
+  if (plan.rank != domain.rank()) fail("the plan's rank is not the domain's", domain, plan);
+  if (plan.dispatches.size() > policy.max_dispatches)
+    fail("more dispatches than policy.max_dispatches", domain, plan);
+  if (domain.size() == 0) {
+    if (!plan.dispatches.empty()) fail("an empty domain got dispatches", domain, plan);
+    return;
+  }
+  if (plan.dispatches.empty()) fail("a non-empty domain got no dispatch", domain, plan);
+  if (constraints.fixed() && plan.block != constraints.shape)
+    fail("the fixed block shape was not kept", domain, plan);
+  const std::uint64_t group = std::uint64_t(plan.block[0]) * plan.block[1] * plan.block[2];
+  if (constraints.max_threads != 0 && group > constraints.max_threads)
+    fail("more threads per group than the kernel's launch bounds", domain, plan);
+  try {
+    check_plan_within(plan, limits);
+  } catch (const Error& error) {
+    fail(std::string("outside the limits it was made for: ") + error.what(), domain, plan);
+  }
+  if (test::launched_threads(plan) < std::uint64_t(domain.size()))
+    fail("fewer threads than positions", domain, plan);
+  if (plan.spread_indexing()) {
+    check_spread_ranges(domain, plan);
+  } else {
+    check_direct_boxes(domain, plan);
+  }
+  if (test::launched_threads(plan) <= max_enumerated_threads) {
+    const test::Visits visits = test::enumerate_visits(domain, plan);
+    if (visits.outside != 0)
+      fail(std::to_string(visits.outside) + " threads run outside the domain", domain, plan);
+    for (std::size_t i = 0; i < visits.per_position.size(); ++i) {
+      if (visits.per_position[i] != 1)
+        fail("position " + std::to_string(i) + " visited " +
+                 std::to_string(visits.per_position[i]) + " times",
+             domain, plan);
+    }
+  }
+}
+
+// Requests that must get a plan: the default device, policy and constraints, a domain
+// of at most 2^40 positions, automatic or multi mode (multi plans any domain within
+// the dispatch budget, and these need few dispatches).
+bool must_plan(const Domain& domain, const DeviceLimits& limits,
+               const BlockConstraints& constraints, const PlanPolicy& policy,
+               std::optional<Mode> forced) {
+  const DeviceLimits typical;
+  const PlanPolicy usual;
+  return domain.size() <= (std::int64_t(1) << 40) && limits.max_grid == typical.max_grid &&
+         limits.max_block == typical.max_block &&
+         limits.max_threads_per_block == typical.max_threads_per_block &&
+         limits.max_threads_per_dim == 0 && constraints.max_threads == 0 && !constraints.fixed() &&
+         policy.max_dispatches == usual.max_dispatches &&
+         policy.max_direct_pieces == usual.max_direct_pieces && (!forced || *forced == Mode::multi);
+}
+
+}  // namespace
+}  // namespace stubjit::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace stubjit;
+  using namespace stubjit::fuzz;
+  FuzzInput in(data, size);
+  const int rank = static_cast<int>(1 + in.below(8));
+  const bool huge = in.below(8) == 0;
+  std::vector<Dim> dims;
+  for (int d = 0; d < rank; ++d) {
+    Dim dim;
+    dim.first = first_index(in);
+    dim.count = count(in, rank, huge);
+    dim.step = step(in);
+    dims.push_back(dim);
+  }
+  std::optional<Domain> domain;
+  try {
+    domain.emplace(dims);
+  } catch (const DomainError&) {
+    return 0;  // refused where it enters: nothing to plan
+  }
+  const DeviceLimits limits = limits_of(in);
+  const BlockConstraints constraints = constraints_of(in);
+  PlanPolicy policy;
+  if (in.flag()) {
+    policy.max_direct_pieces = static_cast<std::uint32_t>(in.below(17));
+    policy.max_dispatches = static_cast<std::uint32_t>(in.below(513));
+  }
+  const std::optional<Mode> forced = forced_mode(in);
+  Plan plan;
+  try {
+    plan = make_plan(*domain, limits, constraints, policy, forced);
+  } catch (const Error& error) {
+    if (must_plan(*domain, limits, constraints, policy, forced)) {
+      std::fprintf(stderr,
+                   "plan fuzzer: a request every device can take was refused: %s\n  domain %s\n",
+                   error.what(), domain->to_string().c_str());
+      std::abort();
+    }
+    return 0;  // a refusal, with a stubjit error: allowed
+  }
+  check_plan(*domain, limits, constraints, policy, forced, plan);
+  return 0;
+}
