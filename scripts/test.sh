@@ -77,7 +77,7 @@ cmake --build "$build" -j "$jobs" --target \
 # (UBSan's could not apply anyway: suppressions only act on recoverable checks).
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1:suppressions=$suppressions/tsan.supp"
 # A suite of these labels whose program is missing from the list above would show up
 # as an unlabelled <program>_NOT_BUILT test that the label filter drops: refuse that.
 unbuilt=$(ctest --test-dir "$build" -N 2>/dev/null |

@@ -17,11 +17,12 @@ STUBJIT_HD I div_ceil(I a, I b) {
 }
 
 // Trip count of the Fortran loop `do i = first, last, step` (last inclusive). A step
-// that runs away from last gives 0. The host side checks overflow; here the
-// arguments are trusted.
+// that runs away from last gives 0. The distance and the step's size are taken in the
+// unsigned type, where they are exact even for first = INT64_MIN, last = INT64_MAX or
+// step = INT64_MIN; a count beyond INT64_MAX (which the host refuses) wraps.
 STUBJIT_HD i64 loop_len(i64 first, i64 last, i64 step) {
-  if (step > 0) return last < first ? 0 : (last - first) / step + 1;
-  return last > first ? 0 : (first - last) / (-step) + 1;
+  if (step > 0) return last < first ? 0 : i64((u64(last) - u64(first)) / u64(step) + 1);
+  return last > first ? 0 : i64((u64(first) - u64(last)) / (u64(0) - u64(step)) + 1);
 }
 
 // The logical index first + step * position. The product alone may overflow where

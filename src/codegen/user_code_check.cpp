@@ -27,9 +27,11 @@ class Reader {
   Finding read() {
     while (!failed() && at_ < text_.size()) {
       if (at_line_start_) {
-        skip_blanks();
+        // Comments are blanks to the preprocessor: "/* note */ #define" is a directive.
+        skip_blanks_and_comments();
         at_line_start_ = false;
-        if (peek() == '#') {
+        if (failed()) break;
+        if (hash_length() != 0) {
           directive();
           continue;
         }
@@ -94,9 +96,53 @@ class Reader {
     }
   }
 
+  // Blanks, splices and /* comments */, which the preprocessor reads as one blank each
+  // (a comment that spans lines leaves the logical line where it was).
+  void skip_blanks_and_comments() {
+    for (;;) {
+      skip_blanks();
+      if (peek() != '/' || peek(1) != '*') return;
+      const int line = line_, column = column_;
+      advance();
+      advance();
+      while (at_ < text_.size() && !(peek() == '*' && peek(1) == '/')) advance();
+      if (at_ >= text_.size()) return fail(line, column, "unterminated /* comment");
+      advance();
+      advance();
+    }
+  }
+
+  // How many characters the '#' at the current position takes: 1 for '#', 2 for the
+  // digraph '%:', 0 when there is none.
+  std::size_t hash_length() const {
+    if (peek() == '#') return 1;
+    return peek() == '%' && peek(1) == ':' ? 2 : 0;
+  }
+
+  // The bracket a digraph at the current position stands for ('\0' when none):
+  // <% %> <: :> are { } [ ]. "<::" is '<' then "::" unless a ':' or '>' follows it
+  // (C++11 [lex.pptoken]), so std::vector<::T> holds no bracket.
+  char digraph() const {
+    if (peek() == '<' && peek(1) == '%') return '{';
+    if (peek() == '%' && peek(1) == '>') return '}';
+    if (peek() == ':' && peek(1) == '>') return ']';
+    if (peek() == '<' && peek(1) == ':') {
+      if (peek(2) == ':' && peek(3) != ':' && peek(3) != '>') return '\0';
+      return '[';
+    }
+    return '\0';
+  }
+
   // One character (or a whole comment or literal) of code; brackets go to `nesting`.
   void code_character(std::vector<Open>& nesting) {
     if (splice()) return;
+    if (const char bracket = digraph()) {
+      bracket_character(bracket, nesting);  // at the digraph's first character
+      if (failed()) return;
+      advance();
+      advance();
+      return;
+    }
     const char c = peek();
     if (c == '/' && peek(1) == '/') {
       while (at_ < text_.size() && peek() != '\n') {
@@ -119,6 +165,13 @@ class Reader {
       return quoted('"');
     }
     if (c == '\'' && !digit_separator()) return quoted('\'');
+    bracket_character(c, nesting);
+    if (!failed()) advance();
+  }
+
+  // Records an opening bracket or matches a closing one, at the current line and
+  // column; any other character is ignored.
+  void bracket_character(char c, std::vector<Open>& nesting) {
     if (c == '{' || c == '(' || c == '[') {
       nesting.push_back({c, line_, column_});
     } else if (c == '}' || c == ')' || c == ']') {
@@ -135,7 +188,6 @@ class Reader {
       }
       nesting.pop_back();
     }
-    advance();
   }
 
   // The identifier characters right before the current position.
@@ -205,8 +257,9 @@ class Reader {
 
   void directive() {
     const int line = line_, column = column_;
-    advance();  // '#'
-    skip_blanks();
+    for (std::size_t n = hash_length(); n > 0; --n) advance();  // '#' or '%:'
+    skip_blanks_and_comments();
+    if (failed()) return;
     std::string name;
     while (at_ < text_.size() && is_ident(peek())) {
       name += peek();

@@ -37,8 +37,9 @@ Binary compile(RuntimeState& runtime, const GeneratedStub& stub, const std::stri
     Binary binary = runtime.toolchain->compile(job);
     runtime.compiles.fetch_add(1, std::memory_order_relaxed);
     return binary;
-  } catch (const CompileError&) {
+  } catch (const CompileError& error) {
     runtime.compile_failures.fetch_add(1, std::memory_order_relaxed);
+    logger().debug("compiling {} failed:\n{}", stub.entry, error.log());
     throw;
   }
 }

@@ -62,11 +62,15 @@ TEST(ConcurrentColdStart, EightProcessesCompileEachKeyOnce) {
     // Pairs of processes begin at the same kernel, the pairs at different ones: both
     // waiting on one compile and compiling different keys side by side happen.
     const int start = (p % 4) * 5;
+    // At info level a child says why it compiled without the lock or did not write.
+    std::vector<std::string> env = child_env(cache);
+    env.push_back("STUBJIT_LOG=info");
     children.emplace_back(std::vector<std::string>{STUBJIT_CACHE_CHILD, "many",
                                                    std::to_string(kernels), std::to_string(start)},
-                          child_env(cache), scratch / ("child" + std::to_string(p) + ".txt"));
+                          env, scratch / ("child" + std::to_string(p) + ".txt"));
   }
   std::uint64_t compiles = 0, hits = 0, rejected = 0, writes = 0;
+  std::string reports;
   for (Child& child : children) {
     const ChildReport report = child.wait();
     ASSERT_EQ(report.exit_code, 0) << report.output << report.errors;
@@ -75,10 +79,11 @@ TEST(ConcurrentColdStart, EightProcessesCompileEachKeyOnce) {
     hits += report.number("disk_hits");
     rejected += report.number("disk_rejected");
     writes += report.number("disk_writes");
+    reports += report.output + report.errors;
   }
-  EXPECT_EQ(compiles, std::uint64_t(kernels));
-  EXPECT_EQ(writes, std::uint64_t(kernels));
-  EXPECT_EQ(hits, std::uint64_t(processes * kernels - kernels));
+  EXPECT_EQ(compiles, std::uint64_t(kernels)) << reports;
+  EXPECT_EQ(writes, std::uint64_t(kernels)) << reports;
+  EXPECT_EQ(hits, std::uint64_t(processes * kernels - kernels)) << reports;
   EXPECT_EQ(rejected, 0u);
   const std::vector<DiskCacheEntry> entries = list_disk_cache(cache.path(), true);
   EXPECT_EQ(entries.size(), std::size_t(kernels));

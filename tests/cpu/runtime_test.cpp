@@ -1,3 +1,4 @@
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -45,6 +46,33 @@ TEST(Runtime, ProbeListsTheCpuBackend) {
     }
   }
   EXPECT_TRUE(cpu);
+}
+
+// Under a sanitizer that aborts dlopen with RTLD_DEEPBIND, probing must not load
+// comgr: the HIP backend says why it is unavailable, and the process lives on.
+TEST(Runtime, UnderASanitizerHipIsUnavailableWithTheReason) {
+  const char* sanitizer = ::dlsym(RTLD_DEFAULT, "__asan_init")   ? "AddressSanitizer"
+                          : ::dlsym(RTLD_DEFAULT, "__tsan_init") ? "ThreadSanitizer"
+                                                                 : nullptr;
+  if (!sanitizer) GTEST_SKIP() << "runs in the AddressSanitizer and ThreadSanitizer passes";
+  bool listed = false;
+  for (const BackendStatus& status : Runtime::probe_backends()) {
+    if (status.name != "hip") continue;
+    listed = true;
+    EXPECT_FALSE(status.available);
+    EXPECT_NE(status.detail.find(std::string("not available under ") + sanitizer),
+              std::string::npos)
+        << status.detail;
+  }
+  EXPECT_TRUE(listed);
+  RuntimeOptions options;
+  options.backend = "hip";
+  try {
+    Runtime runtime(options);
+    ADD_FAILURE() << "a HIP runtime was made under " << sanitizer;
+  } catch (const BackendError& error) {
+    EXPECT_NE(std::string(error.what()).find(sanitizer), std::string::npos) << error.what();
+  }
 }
 
 TEST(Runtime, IdentifiesTargetAndCompiler) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <limits>
 
 #include "stubjit/domain.hpp"
@@ -44,6 +45,20 @@ TEST(Domain, DeviceLoopLenAgreesWithHost) {
         EXPECT_EQ(loop_len(first, last, step), Dim::loop(first, last, step).count)
             << first << "," << last << "," << step;
       }
+  // At the ends of int64, where last - first or -step overflow a signed type.
+  constexpr std::int64_t lo = INT64_MIN, hi = INT64_MAX;
+  for (std::int64_t first : {lo, lo + 1, std::int64_t(-1), std::int64_t(0), hi - 1, hi})
+    for (std::int64_t last : {lo, lo + 1, std::int64_t(-1), std::int64_t(0), hi - 1, hi})
+      for (std::int64_t step : {lo, lo + 1, std::int64_t(-1), std::int64_t(1), hi - 1, hi}) {
+        Dim host{};
+        try {
+          host = Dim::loop(first, last, step);
+        } catch (const DomainError&) {
+          continue;  // more than 2^63-1 iterations: refused on the host
+        }
+        EXPECT_EQ(loop_len(first, last, step), host.count) << first << "," << last << "," << step;
+      }
+  EXPECT_EQ(loop_len(lo, hi, hi), 3);  // lo, lo + hi = -1, -1 + hi = hi - 1
 }
 
 TEST(Domain, ZeroCountIsAnEmptyDomain) {

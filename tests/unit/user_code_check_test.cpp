@@ -38,7 +38,10 @@ TEST(UserCodeCheck, AcceptsWhatAKernelBodyHolds) {
            "#if 1\nif (y) {\n#else\nif (!y) {\n#endif\ny = 1; }",  // branches alike
            "#define TWICE(v) ((v) * 2)\ny = TWICE(y);",            // a balanced macro
            "#define LONG_MACRO(a, b) \\\n  ((a) + (b))\ny = LONG_MACRO(1, 2);",  // a splice
-           "#include <cmath>\ny = 1;",  // a toolchain header
+           "#include <cmath>\ny = 1;",                          // a toolchain header
+           "y = 1; <% y = 2; %> float a<:2:> = {}; (void)a;",   // digraphs that balance
+           "struct T {}; std::vector<::T> v; (void)v; y = 1;",  // "<::" is not a digraph
+           "/* note */ #define ONE 1\ny = ONE;",                // a directive behind a comment
        }) {
     EXPECT_EQ(refusal(kernel(body)), "") << body;
   }
@@ -59,6 +62,15 @@ TEST(UserCodeCheck, RefusesCodeThatLeavesTheKernelsFunction) {
       {"#endif\ny = 1;", "k.body:1:1", "#endif without #if"},
       {"#if X\n{\n#else\n#endif\n}", "k.body:1:1", "nested differently"},
       {"y = 1; /* never closed", "k.body:1:8", "unterminated /* comment"},
+      // Digraphs are brackets to the compiler: <% %> <: :> are { } [ ].
+      {"y = 1; %> void evil() <% y = 2;", "k.body:1:8", "closes what it did not open"},
+      {"y = 1; <% y = 2;", "k.body:1:8", "'{' is never closed"},
+      {"y = (1 + 2:>;", "k.body:1:11", "closes the '('"},
+      // A directive behind a comment or spelled %: is still a directive.
+      {"/* note */ #define CLOSE }\nCLOSE", "k.body:1:12", "in this #define"},
+      {"/* a\n note */ #if 1\ny = 1;", "k.body:2:1", "#if without #endif"},
+      {"%:define CLOSE }\nCLOSE", "k.body:1:1", "in this #define"},
+      {"# /* c */ endif\n", "k.body:1:1", "#endif without #if"},
       {"const char* s = \"open;\ny = 1;", "k.body:1:17", "unterminated string"},
   };
   for (const auto& c : cases) {
@@ -76,7 +88,10 @@ TEST(UserCodeCheck, IncludesOnlyToolchainHeadersUnlessAllowed) {
        {"#include \"/etc/passwd\"\ny = 1;", "#include </etc/passwd>\ny = 1;",
         "#include <../../etc/passwd>\ny = 1;", "#include <a/../../b.h>\n",
         "#define FILE \"/etc/passwd\"\n#include FILE\n", "#include_next <x/../../y>\n",
-        "#embed \"data.bin\"\n", "#  include \"local.h\"\n"}) {
+        "#embed \"data.bin\"\n", "#  include \"local.h\"\n",
+        // A directive behind a comment, with one inside it, or spelled %: is one still.
+        "/* c */ #include \"/etc/passwd\"\n", "#/**/include \"/etc/passwd\"\n",
+        "%:include \"/etc/passwd\"\n", "/* a\nb */ # include </etc/passwd>\n"}) {
     const std::string log = refusal(kernel(body));
     EXPECT_NE(log.find("is refused"), std::string::npos) << body << "\n" << log;
   }

@@ -51,9 +51,10 @@ std::string known_processors(const ComgrApi& api) {
 void load_comgr_isolated() {
   static std::once_flag once;
   std::call_once(once, [] {
-    // AddressSanitizer aborts the process on RTLD_DEEPBIND; the backend reports itself
-    // unavailable under it (hip_backend.cpp) and nothing is loaded here.
-    if (address_sanitizer_loaded()) return;
+    // AddressSanitizer and ThreadSanitizer abort the process on RTLD_DEEPBIND; the
+    // backend reports itself unavailable under them (hip_backend.cpp) and nothing is
+    // loaded here.
+    if (sanitizer_refusing_deepbind()) return;
     for (const std::string& candidate :
          with_rocm_dirs({"libamd_comgr.so.3", "libamd_comgr.so.2"})) {
       std::string why;

@@ -185,17 +185,19 @@ std::optional<HipDeviceInfo> find_device(const RuntimeLibrary* runtime, int inde
 }  // namespace
 
 std::unique_ptr<Toolchain> hip_toolchain_for(const std::string& target_id) {
-  if (address_sanitizer_loaded()) throw BackendError("hip: not available under AddressSanitizer");
+  if (const char* sanitizer = sanitizer_refusing_deepbind())
+    throw BackendError(std::string("hip: not available under ") + sanitizer);
   return std::make_unique<HipToolchain>(HiprtcCompiler(target_id),
                                         default_wavefront_size(target_id));
 }
 
 OpenedBackend open_hip_backend(const BackendConfig& config) {
-  if (address_sanitizer_loaded()) {
+  if (const char* sanitizer = sanitizer_refusing_deepbind()) {
     OpenedBackend opened;
-    opened.reason =
-        "not available under AddressSanitizer: the HIP backend loads comgr with RTLD_DEEPBIND "
-        "(to keep its LLVM apart from stubjit's), which AddressSanitizer refuses";
+    opened.reason = std::string("not available under ") + sanitizer +
+                    ": the HIP backend loads comgr with RTLD_DEEPBIND (to keep its LLVM apart "
+                    "from stubjit's), which " +
+                    sanitizer + " refuses";
     return opened;
   }
   std::string no_runtime;
