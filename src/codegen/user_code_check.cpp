@@ -102,14 +102,20 @@ class Reader {
     for (;;) {
       skip_blanks();
       if (peek() != '/' || peek(1) != '*') return;
-      const int line = line_, column = column_;
-      advance();
-      advance();
-      while (at_ < text_.size() && !(peek() == '*' && peek(1) == '/')) advance();
-      if (at_ >= text_.size()) return fail(line, column, "unterminated /* comment");
-      advance();
-      advance();
+      block_comment();
+      if (failed()) return;
     }
+  }
+
+  // A /* comment */ from its opening '/'.
+  void block_comment() {
+    const int line = line_, column = column_;
+    advance();
+    advance();
+    while (at_ < text_.size() && !(peek() == '*' && peek(1) == '/')) advance();
+    if (at_ >= text_.size()) return fail(line, column, "unterminated /* comment");
+    advance();
+    advance();
   }
 
   // How many characters the '#' at the current position takes: 1 for '#', 2 for the
@@ -150,16 +156,7 @@ class Reader {
       }
       return;
     }
-    if (c == '/' && peek(1) == '*') {
-      const int line = line_, column = column_;
-      advance();
-      advance();
-      while (at_ < text_.size() && !(peek() == '*' && peek(1) == '/')) advance();
-      if (at_ >= text_.size()) return fail(line, column, "unterminated /* comment");
-      advance();
-      advance();
-      return;
-    }
+    if (c == '/' && peek(1) == '*') return block_comment();
     if (c == '"') {
       if (raw_string_prefix()) return raw_string();
       return quoted('"');
