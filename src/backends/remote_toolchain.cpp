@@ -214,14 +214,20 @@ std::string compile_worker_path() {
   // Beside the library that holds this function: <libdir>/stubjit/stubjit-compile-worker,
   // where the install puts it and where the build tree has it too.
   Dl_info info{};
+  [[maybe_unused]] bool in_shared_library = false;
   if (::dladdr(reinterpret_cast<void*>(&compile_worker_path), &info) != 0 && info.dli_fname) {
+    const std::filesystem::path holder(info.dli_fname);
+    in_shared_library = holder.filename().string().rfind("libstubjit.so", 0) == 0;
     const std::filesystem::path beside =
-        std::filesystem::path(info.dli_fname).parent_path() / "stubjit" / "stubjit-compile-worker";
+        holder.parent_path() / "stubjit" / "stubjit-compile-worker";
     if (::access(beside.c_str(), X_OK) == 0) return beside.string();
   }
 #ifdef STUBJIT_BUILD_TREE_WORKER
   // Programs linked with the library's objects rather than the library (its tests).
-  if (::access(STUBJIT_BUILD_TREE_WORKER, X_OK) == 0) return STUBJIT_BUILD_TREE_WORKER;
+  // Never libstubjit.so itself: an installed library must not run a program from
+  // the tree it was built in.
+  if (!in_shared_library && ::access(STUBJIT_BUILD_TREE_WORKER, X_OK) == 0)
+    return STUBJIT_BUILD_TREE_WORKER;
 #endif
   return "";
 }

@@ -166,7 +166,10 @@ EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t 
   EvictionResult result;
   if (inspect_cache_root(root).kind != RootKind::tagged) return result;
   const FileLock evicting(eviction_lock_path(root), lock_wait);
-  if (!evicting.held()) return result;
+  if (!evicting.held()) {
+    if (!evicting.timed_out()) result.lock_problem = evicting.problem();
+    return result;
+  }
   walk_and_evict(root, max_bytes, keep_path, result);
   write_record(evicting.descriptor(), {result.bytes_after, 0});
   return result;
@@ -178,7 +181,10 @@ EvictionResult evict_after_store(const std::string& root, std::uint64_t max_byte
   EvictionResult result;
   if (inspect_cache_root(root).kind != RootKind::tagged) return result;
   const FileLock evicting(eviction_lock_path(root), lock_wait);
-  if (!evicting.held()) return result;
+  if (!evicting.held()) {
+    if (!evicting.timed_out()) result.lock_problem = evicting.problem();
+    return result;
+  }
   const std::optional<SizeRecord> record = read_record(evicting.descriptor());
   if (record && record->stores_since_walk < stores_between_walks && added_bytes <= max_bytes &&
       record->bytes <= max_bytes - added_bytes) {

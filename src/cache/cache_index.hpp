@@ -48,6 +48,10 @@ struct EvictionResult {
   std::uint64_t bytes_before = 0;  // walked: the total found; else the size record's
   std::uint64_t bytes_after = 0;
   std::vector<SkippedDirectory> skipped;  // not read, so neither counted nor evicted
+  // Why the eviction lock could not be opened or locked at all (a link planted at
+  // <root>/.evict.lock, say): eviction cannot run until it is fixed. "" when it was
+  // had, or only taken by another evictor past the wait.
+  std::string lock_problem;
 };
 
 // Removes the temporary files of stubjit's layout that a crashed writer left behind

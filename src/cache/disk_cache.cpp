@@ -158,6 +158,9 @@ bool DiskCache::store(const DiskKey& key, const Binary& binary) {
   const EvictionResult evicted =
       evict_after_store(settings_.root, settings_.max_bytes, entry.size(), entry_path(key),
                         std::chrono::milliseconds(2000));
+  if (!evicted.lock_problem.empty()) {
+    warn_once("evict-lock", "disk cache size cap not enforced: " + evicted.lock_problem);
+  }
   for (const SkippedDirectory& skipped : evicted.skipped) {
     warn_once("skipped:" + skipped.path, "disk cache directory " + skipped.path + " " +
                                              skipped.problem +

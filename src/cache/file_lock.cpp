@@ -33,6 +33,7 @@ FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout) {
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       problem_ = "timed out waiting for the lock on " + path;
+      timed_out_ = true;
       break;
     }
     std::this_thread::sleep_for(pause);
@@ -42,13 +43,16 @@ FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout) {
 }
 
 FileLock::FileLock(FileLock&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), problem_(std::move(other.problem_)) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      problem_(std::move(other.problem_)),
+      timed_out_(other.timed_out_) {}
 
 FileLock& FileLock::operator=(FileLock&& other) noexcept {
   if (this != &other) {
     release();
     fd_ = std::exchange(other.fd_, -1);
     problem_ = std::move(other.problem_);
+    timed_out_ = other.timed_out_;
   }
   return *this;
 }

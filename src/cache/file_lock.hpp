@@ -26,11 +26,15 @@ class FileLock {
   int descriptor() const noexcept { return fd_; }
   // Why the lock was not had ("" when held).
   const std::string& problem() const noexcept { return problem_; }
+  // The lock was not had because another holder kept it past the timeout (rather
+  // than because the lock file could not be opened or locked at all).
+  bool timed_out() const noexcept { return timed_out_; }
 
  private:
   void release() noexcept;
   int fd_ = -1;
   std::string problem_;
+  bool timed_out_ = false;
 };
 
 }  // namespace stubjit::detail

@@ -48,6 +48,13 @@ TEST(CleanupSafety, TheSizeRecordIsNeverTruncatedThroughALink) {
   EXPECT_EQ(remove_disk_cache_entries(dir.path(), {entry_at(sub + "/" + hex_name(1) + ".bin")}),
             1u);
   EXPECT_EQ(clear_disk_cache(dir.path()), 1u);
+  // Eviction refuses the link too, and says why, so that a runtime can warn that the
+  // cap is not enforced.
+  write_file(sub + "/" + hex_name(3) + entry_suffix, "entry");
+  const EvictionResult evicted =
+      evict_least_recently_used(dir.path(), 1, "", std::chrono::milliseconds(0));
+  EXPECT_FALSE(evicted.ran);
+  EXPECT_NE(evicted.lock_problem.find(".evict.lock"), std::string::npos) << evicted.lock_problem;
   EXPECT_EQ(contents(victim), "must stay");
   EXPECT_TRUE(fs::is_symlink(dir / ".evict.lock"));
 }

@@ -222,6 +222,8 @@ TEST(FileLock, ExcludesAndTimesOut) {
   EXPECT_FALSE(second.held());
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(60));
   EXPECT_NE(second.problem().find("timed out"), std::string::npos);
+  EXPECT_TRUE(second.timed_out());
+  EXPECT_FALSE(FileLock(dir / "missing/key.lock", std::chrono::milliseconds(0)).timed_out());
   first = FileLock();  // released
   FileLock third(path, std::chrono::milliseconds(0));
   EXPECT_TRUE(third.held());
