@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_limits.hpp"
 #include "common/plan_visits.hpp"
 #include "fuzz/fuzz_input.hpp"
 #include "stubjit/error.hpp"
@@ -78,20 +79,8 @@ std::uint64_t grid_limit(FuzzInput& in) {
   }
 }
 
-// The real backends' limits: the CPU's (no hardware grid, products kept inside 64
-// bits) and HIP's (grid*block counted in 32 bits).
-DeviceLimits cpu_like() {
-  DeviceLimits limits;
-  const std::uint64_t huge = std::uint64_t(1) << 40;
-  limits.max_grid = {huge, huge, huge};
-  limits.max_block = {1u << 20, 1u << 20, 1u << 20};
-  limits.max_threads_per_block = 1u << 20;
-  limits.warp_size = 1;
-  limits.preferred_block.spread = {4096, 1, 1};
-  limits.preferred_block.direct = {{{4096, 1, 1}, {4096, 1, 1}, {4096, 1, 1}}};
-  return limits;
-}
-
+// HIP's limits (grid*block counted in 32 bits) for a typical 64-wide GPU; the CPU's
+// come from the backend itself (detail::cpu_limits).
 DeviceLimits hip_like() {
   DeviceLimits limits;
   limits.max_grid = {2147483647ULL, 2147483647ULL, 2147483647ULL};
@@ -108,7 +97,7 @@ DeviceLimits limits_of(FuzzInput& in) {
     case 0:
       return DeviceLimits{};  // a typical CUDA GPU
     case 1:
-      return cpu_like();
+      return detail::cpu_limits();
     case 2:
       return hip_like();
     case 3: {  // large, random

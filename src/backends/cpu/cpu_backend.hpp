@@ -4,13 +4,12 @@
 
 #include <memory>
 
+#include "backends/cpu/cpu_limits.hpp"
 #include "backends/registry.hpp"
 
 namespace stubjit::detail {
 
-// The host as a target: the C++ emitter, 64-bit indices, limits that only keep
-// products inside 64 bits.
-DeviceLimits cpu_limits();
+// The host as a target: the C++ emitter, 64-bit indices, cpu_limits().
 std::unique_ptr<Toolchain> make_cpu_toolchain();
 // Runs each dispatch's groups on `threads` host threads (0: one per core).
 std::unique_ptr<Device> make_cpu_device(unsigned threads);

@@ -41,23 +41,6 @@ class CpuToolchain final : public Toolchain {
 
 }  // namespace
 
-DeviceLimits cpu_limits() {
-  // No hardware grid: limits only keep products inside 64 bits. A group is a run of
-  // iterations one worker takes at a time: one long stretch of a row, so each worker
-  // streams contiguous memory and the innermost loop vectorizes (1024x4 groups
-  // measured 2-3% slower on a 2-D saxpy; the planner still folds x into y and z for
-  // narrow domains).
-  DeviceLimits limits;
-  constexpr std::uint64_t huge = std::uint64_t(1) << 40;
-  limits.max_grid = {huge, huge, huge};
-  limits.max_block = {1u << 20, 1u << 20, 1u << 20};
-  limits.max_threads_per_block = 1u << 20;
-  limits.warp_size = 1;
-  limits.preferred_block.spread = {4096, 1, 1};
-  limits.preferred_block.direct = {{{4096, 1, 1}, {4096, 1, 1}, {4096, 1, 1}}};
-  return limits;
-}
-
 std::unique_ptr<Toolchain> make_cpu_toolchain() { return std::make_unique<CpuToolchain>(); }
 
 }  // namespace stubjit::detail
