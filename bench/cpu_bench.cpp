@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_backend.hpp"
-#include "backends/cpu/orc_loader.hpp"
+#include "backends/cpu/shared_object_loader.hpp"
 #include "bind/bind.hpp"
 #include "codegen/stub_request.hpp"
 #include "hand_loops.hpp"

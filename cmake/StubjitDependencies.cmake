@@ -2,7 +2,7 @@
 # nothing is downloaded or vendored. GPU toolkits are not build dependencies: the
 # CUDA and HIP backends load their libraries at run time.
 
-# LLVM and Clang 14..18. The newest version with both CMake packages installed wins,
+# LLVM, Clang and lld 14..18. The newest version with all three CMake packages installed wins,
 # unless STUBJIT_LLVM_VERSION names one.
 set(STUBJIT_LLVM_VERSION "" CACHE STRING "LLVM/Clang major version to use (14-18); empty: newest found")
 if(STUBJIT_LLVM_VERSION)
@@ -12,14 +12,20 @@ else()
 endif()
 foreach(_v IN LISTS _stubjit_llvm_candidates)
   if(EXISTS /usr/lib/llvm-${_v}/lib/cmake/llvm/LLVMConfig.cmake
-     AND EXISTS /usr/lib/llvm-${_v}/lib/cmake/clang/ClangConfig.cmake)
+     AND EXISTS /usr/lib/llvm-${_v}/lib/cmake/clang/ClangConfig.cmake
+     AND EXISTS /usr/lib/llvm-${_v}/lib/cmake/lld/LLDConfig.cmake)
     set(LLVM_DIR /usr/lib/llvm-${_v}/lib/cmake/llvm CACHE PATH "")
     set(Clang_DIR /usr/lib/llvm-${_v}/lib/cmake/clang CACHE PATH "")
+    set(LLD_DIR /usr/lib/llvm-${_v}/lib/cmake/lld CACHE PATH "")
     break()
   endif()
 endforeach()
 find_package(LLVM CONFIG REQUIRED)
 find_package(Clang CONFIG REQUIRED)
+# lld as a library (Debian liblld-<v>-dev): links the CPU compiler plugin's objects into
+# shared objects the core library loads without LLVM.
+find_package(ZLIB REQUIRED)  # lldELF links it
+find_package(LLD CONFIG REQUIRED)
 if(LLVM_VERSION_MAJOR LESS 14 OR LLVM_VERSION_MAJOR GREATER 18)
   message(FATAL_ERROR "stubjit needs LLVM/Clang 14 to 18; found ${LLVM_PACKAGE_VERSION}")
 endif()

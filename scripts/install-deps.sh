@@ -21,6 +21,8 @@ requirements=(
   "libclang-cpp14-dev|/usr/lib/llvm-14/lib/libclang-cpp.so"
   # Clang's own headers (stddef.h, ...), which the CPU backend's stubs compile against.
   "libclang-common-14-dev|/usr/lib/llvm-14/lib/clang/*/include/stddef.h"
+  # lld as a library: the CPU compiler plugin links stubs into shared objects with it.
+  "liblld-14-dev|/usr/lib/llvm-14/lib/cmake/lld/LLDConfig.cmake"
   # LLVMConfig.cmake looks for zlib and reports "Could NOT find ZLIB" without it.
   "zlib1g-dev|/usr/include/zlib.h"
   "libspdlog-dev|/usr/lib/*/cmake/spdlog/spdlogConfig.cmake"
@@ -31,6 +33,8 @@ requirements=(
   "libgtest-dev|/usr/lib/*/cmake/GTest/GTestConfig.cmake"
   "libgmock-dev|/usr/include/gmock/gmock.h"
   "libbenchmark-dev|/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake"
+  # Not for building: the whole-process benchmark harness (bench/whole_process.py).
+  "python3|/usr/bin/python3"
   # Not for building: ROCm 5.2's hipRTC, which the HIP compile tests run without a GPU.
   "libamdhip64-dev|/usr/lib/*/libamdhip64.so"
 )

@@ -33,7 +33,7 @@ struct DiskCacheEntry {
   bool valid = false;
   std::string problem;  // why it is not valid
   std::string kernel;   // kernel name from the stored key
-  std::string format;   // binary format, e.g. "elf-object", "cubin"
+  std::string format;   // binary format, e.g. "elf-shared-object", "cubin"
 };
 
 // A directory of the cache's layout that a listing did not enter (its entries are

@@ -1,6 +1,5 @@
 #include "backends/remote_toolchain.hpp"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -10,7 +9,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -19,6 +17,7 @@
 #include "backends/worker_protocol.hpp"
 #include "stubjit/error.hpp"
 #include "support/env.hpp"
+#include "support/library_files.hpp"
 #include "support/log.hpp"
 
 extern char** environ;
@@ -211,25 +210,12 @@ class RemoteToolchain final : public Toolchain {
 std::string compile_worker_path() {
   const std::string chosen = env_or("STUBJIT_COMPILE_WORKER", "");
   if (!chosen.empty()) return ::access(chosen.c_str(), X_OK) == 0 ? chosen : "";
-  // Beside the library that holds this function: <libdir>/stubjit/stubjit-compile-worker,
-  // where the install puts it and where the build tree has it too.
-  Dl_info info{};
-  [[maybe_unused]] bool in_shared_library = false;
-  if (::dladdr(reinterpret_cast<void*>(&compile_worker_path), &info) != 0 && info.dli_fname) {
-    const std::filesystem::path holder(info.dli_fname);
-    in_shared_library = holder.filename().string().rfind("libstubjit.so", 0) == 0;
-    const std::filesystem::path beside =
-        holder.parent_path() / "stubjit" / "stubjit-compile-worker";
-    if (::access(beside.c_str(), X_OK) == 0) return beside.string();
-  }
 #ifdef STUBJIT_BUILD_TREE_WORKER
-  // Programs linked with the library's objects rather than the library (its tests).
-  // Never libstubjit.so itself: an installed library must not run a program from
-  // the tree it was built in.
-  if (!in_shared_library && ::access(STUBJIT_BUILD_TREE_WORKER, X_OK) == 0)
-    return STUBJIT_BUILD_TREE_WORKER;
+  const char* build_tree_worker = STUBJIT_BUILD_TREE_WORKER;
+#else
+  const char* build_tree_worker = nullptr;
 #endif
-  return "";
+  return find_beside_library("stubjit-compile-worker", build_tree_worker, /*executable=*/true);
 }
 
 std::unique_ptr<Toolchain> make_remote_toolchain(std::unique_ptr<Toolchain> local,

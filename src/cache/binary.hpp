@@ -8,7 +8,7 @@
 namespace stubjit::detail {
 
 struct Binary {
-  std::string format;  // "elf-object", "cubin", "ptx", "amdgpu-code-object", ...
+  std::string format;  // "elf-shared-object", "cubin", "ptx", "amdgpu-code-object", ...
   std::vector<char> bytes;
 };
 

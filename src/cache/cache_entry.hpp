@@ -4,7 +4,7 @@
 //        0     8  magic "STUBJITC"
 //        8     4  format version (disk_format_version), little-endian
 //       12     4  key size K
-//       16     4  binary-format name size F ("elf-object", "cubin", ...)
+//       16     4  binary-format name size F ("elf-shared-object", "cubin", ...)
 //       20     4  reserved, 0
 //       24     8  payload size P
 //       32     8  checksum: XXH3-64 of key + format name + payload

@@ -1,7 +1,9 @@
 // A separate process for the warm-start and concurrency tests: launches a set of
 // kernels on the CPU backend, checks every result against values computed here,
-// and prints its cache counters and a digest of all outputs on one line:
+// and prints its cache counters, a digest of all outputs and what its address space
+// holds (from /proc/self/maps) on one line:
 //   compiles=N disk_hits=N disk_writes=N disk_rejected=N digest=HEX results=ok|wrong
+//   llvm_mapped=0|1 compiler_mapped=0|1 memfd_stubs=N
 // The disk cache comes from the environment (STUBJIT_CACHE_DIR), as in any application.
 //
 //   stubjit_cache_child suite              the shared test kernels, several modes/ranks
@@ -10,6 +12,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -187,6 +192,35 @@ void run_many(Runtime& rt, Checker& check, int count, int start) {
   }
 }
 
+// What the process has mapped: LLVM or Clang libraries, the CPU compiler plugin, and
+// how many stubs were loaded from sealed memory files.
+struct Mappings {
+  bool llvm = false;
+  bool compiler = false;
+  std::size_t memfd_stubs = 0;
+};
+
+Mappings read_mappings() {
+  Mappings found;
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> stub_inodes;
+  std::string line;
+  while (std::getline(maps, line)) {
+    // address perms offset device inode path
+    std::istringstream fields(line);
+    std::string address, perms, offset, device, inode, path;
+    fields >> address >> perms >> offset >> device >> inode;
+    std::getline(fields >> std::ws, path);
+    found.llvm = found.llvm || path.find("libLLVM") != std::string::npos ||
+                 path.find("libclang") != std::string::npos;
+    found.compiler = found.compiler || path.find("stubjit-cpu-compiler") != std::string::npos;
+    // A memfd maps as "/memfd:<name> (deleted)"; its inode tells it from the others.
+    if (path.rfind("/memfd:stubjit:", 0) == 0) stub_inodes.insert(inode);
+  }
+  found.memfd_stubs = stub_inodes.size();
+  return found;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -206,10 +240,13 @@ int main(int argc, char** argv) {
       run_many(runtime, check, std::atoi(argv[2]), std::atoi(argv[3]));
     }
     const CacheCounters c = runtime.counters();
+    const Mappings mapped = read_mappings();
     std::printf("compiles=%" PRIu64 " disk_hits=%" PRIu64 " disk_writes=%" PRIu64
-                " disk_rejected=%" PRIu64 " digest=%016" PRIx64 " results=%s\n",
+                " disk_rejected=%" PRIu64 " digest=%016" PRIx64
+                " results=%s llvm_mapped=%d compiler_mapped=%d memfd_stubs=%zu\n",
                 c.compiles, c.disk_hits, c.disk_writes, c.disk_rejected, check.digest.value(),
-                check.wrong == 0 ? "ok" : "wrong");
+                check.wrong == 0 ? "ok" : "wrong", mapped.llvm ? 1 : 0, mapped.compiler ? 1 : 0,
+                mapped.memfd_stubs);
     return check.wrong == 0 ? 0 : 1;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "error: %s\n", error.what());

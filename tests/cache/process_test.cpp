@@ -48,7 +48,7 @@ TEST(WarmStart, SecondProcessCompilesNothingAndComputesTheSame) {
   EXPECT_EQ(entries.size(), stubs);
   for (const DiskCacheEntry& entry : entries) {
     EXPECT_TRUE(entry.valid) << entry.path << ": " << entry.problem;
-    EXPECT_EQ(entry.format, "elf-object");
+    EXPECT_EQ(entry.format, "elf-shared-object");
   }
 }
 

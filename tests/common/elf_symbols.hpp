@@ -15,7 +15,11 @@ inline constexpr std::uint16_t elf_machine_x86_64 = 62;
 inline constexpr std::uint16_t elf_machine_cuda = 190;
 inline constexpr std::uint16_t elf_machine_amdgpu = 224;
 
+inline constexpr std::uint16_t elf_type_relocatable = 1;
+inline constexpr std::uint16_t elf_type_shared_object = 3;
+
 struct ElfInfo {
+  std::uint16_t type = 0;  // e_type: relocatable, shared object, ...
   std::uint16_t machine = 0;
   std::vector<std::string> symbols;  // names from .symtab and .dynsym
   bool defines(const std::string& name) const {
@@ -46,8 +50,8 @@ inline std::optional<ElfInfo> read_elf(const std::vector<char>& bytes) {
   ElfInfo info;
   std::uint64_t shoff = 0;
   std::uint16_t shentsize = 0, shnum = 0;
-  if (!read(bytes, 18, info.machine) || !read(bytes, 40, shoff) || !read(bytes, 58, shentsize) ||
-      !read(bytes, 60, shnum) || shentsize < 64) {
+  if (!read(bytes, 16, info.type) || !read(bytes, 18, info.machine) || !read(bytes, 40, shoff) ||
+      !read(bytes, 58, shentsize) || !read(bytes, 60, shnum) || shentsize < 64) {
     return std::nullopt;
   }
   struct Section {

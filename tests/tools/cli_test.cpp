@@ -97,7 +97,7 @@ TEST_F(Cli, CacheLsAndStatsDescribeTheEntries) {
   for (const json& entry : ls["entries"]) {
     kernels.insert(entry["kernel"].get<std::string>());
     EXPECT_TRUE(entry["valid"].get<bool>());
-    EXPECT_EQ(entry["format"], "elf-object");
+    EXPECT_EQ(entry["format"], "elf-shared-object");
     EXPECT_EQ(entry["directory"].get<std::string>().rfind("cpu/", 0), 0u);
     EXPECT_EQ(entry["bytes"].get<std::uint64_t>(), fs::file_size(entry["path"].get<std::string>()));
   }

@@ -1,9 +1,9 @@
-// The CPU backend's compile step on its own: Clang in process to an x86-64 object
-// that defines the stub's entry (read back with the tests' ELF reader, which the GPU
-// compile tests use on cubins and AMDGPU code objects).
+// The CPU backend's compile step on its own: the compiler plugin (Clang, then lld) to
+// an x86-64 shared object that defines the stub's entry (read back with the tests' ELF
+// reader, which the GPU compile tests use on cubins and AMDGPU code objects).
 #include <gtest/gtest.h>
 
-#include "backends/cpu/clang_compiler.hpp"
+#include "backends/cpu/compiler_plugin.hpp"
 #include "backends/cpu/cpu_backend.hpp"
 #include "codegen/stub_request.hpp"
 #include "common/elf_symbols.hpp"
@@ -12,7 +12,7 @@
 namespace stubjit::detail {
 namespace {
 
-TEST(CpuCompile, ObjectIsX86ElfDefiningTheEntry) {
+TEST(CpuCompile, BinaryIsX86SharedObjectDefiningTheEntry) {
   const std::unique_ptr<Toolchain> toolchain = make_cpu_toolchain();
   const KernelSource source{
       "saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;"};
@@ -25,10 +25,11 @@ TEST(CpuCompile, ObjectIsX86ElfDefiningTheEntry) {
   const std::vector<std::string> options;
   const Binary binary =
       toolchain->compile({stub.source, stub.file_name, stub.entry, source.name, options});
-  EXPECT_EQ(binary.format, "elf-object");
+  EXPECT_EQ(binary.format, "elf-shared-object");
   const auto elf = test::read_elf(binary.bytes);
   ASSERT_TRUE(elf);
   EXPECT_EQ(elf->machine, test::elf_machine_x86_64);
+  EXPECT_EQ(elf->type, test::elf_type_shared_object);
   EXPECT_TRUE(elf->defines("stubjit_saxpy_spread_r4"));
   EXPECT_FALSE(elf->defines("stubjit_saxpy_direct_r4"));
 }
@@ -79,8 +80,8 @@ TEST(CpuCompile, InnermostRunVectorizesInEveryMode) {
       request.rank = rank;
       request.bindings = {Binding::scalar, Binding::projection, Binding::projection};
       const GeneratedStub stub = generate_stub(request);
-      const HostObject object =
-          compile_to_host_object({stub.source, stub.file_name, stub.entry, source.name, remarks});
+      const HostSharedObject object = compile_host_shared_object(
+          {stub.source, stub.file_name, stub.entry, source.name, remarks});
       EXPECT_NE(object.diagnostics.find("remark: vectorized loop"), std::string::npos)
           << name_of(mode) << " rank " << rank << ":\n"
           << object.diagnostics;

@@ -1,5 +1,6 @@
-// The CPU backend: Clang in process (the toolchain) and LLVM ORC with groups run
-// across host threads (the device).
+// The CPU backend: Clang and lld in a plugin loaded when a stub must be compiled (the
+// toolchain), shared objects loaded from sealed memory with groups run across host
+// threads (the device).
 #pragma once
 
 #include <memory>
@@ -8,6 +9,9 @@
 #include "backends/registry.hpp"
 
 namespace stubjit::detail {
+
+// The binary format of CPU stubs: an ELF shared object for this host.
+inline constexpr const char* cpu_binary_format = "elf-shared-object";
 
 // The host as a target: the C++ emitter, 64-bit indices, cpu_limits().
 std::unique_ptr<Toolchain> make_cpu_toolchain();

@@ -1,15 +1,15 @@
-// The CPU device: host memory, objects linked by LLVM ORC, each dispatch's groups
-// run across the host's cores (host_runner.cpp).
-#include <llvm/ADT/StringRef.h>
-#include <llvm/Support/Host.h>
-
+// The CPU device: host memory, stubs loaded as shared objects from sealed memory
+// (shared_object_loader.hpp), each dispatch's groups run across the host's cores
+// (host_runner.cpp). No LLVM: a process whose stubs are cached never loads it.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/host_cpu.hpp"
 #include "backends/cpu/host_runner.hpp"
-#include "backends/cpu/orc_loader.hpp"
+#include "backends/cpu/shared_object_loader.hpp"
 #include "stubjit/error.hpp"
 
 namespace stubjit::detail {
@@ -23,19 +23,19 @@ class CpuStream final : public StreamState {
 
 class CpuDevice final : public Device {
  public:
-  explicit CpuDevice(unsigned threads) : threads_(threads), loader_(OrcLoader::create()) {}
+  explicit CpuDevice(unsigned threads) : threads_(threads) {}
 
   DeviceLimits limits() const override { return cpu_limits(); }
   std::string description() const override {
-    return llvm::sys::getHostCPUName().str() + ", " +
-           std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+    return host_cpu().model + ", " + std::to_string(std::thread::hardware_concurrency()) +
+           " hardware threads";
   }
 
   std::unique_ptr<Module> load(const Binary& binary, const std::string& entry) override {
-    if (binary.format != "elf-object") {
+    if (binary.format != cpu_binary_format) {
       throw BackendError("the CPU backend cannot load a '" + binary.format + "' binary");
     }
-    return loader_->load(binary.bytes, entry);
+    return std::make_unique<CpuModule>(binary.bytes, entry);
   }
   // Any group size and group count the planner can produce runs on the host.
   void check_plan(const Module&, const Plan&) const override {}
@@ -64,7 +64,6 @@ class CpuDevice final : public Device {
 
  private:
   unsigned threads_;
-  std::shared_ptr<OrcLoader> loader_;
 };
 
 }  // namespace

@@ -1,37 +1,23 @@
-// The CPU toolchain: stub source to a relocatable object for this host's CPU, with
-// Clang in process (clang_compiler.cpp).
-#include <llvm/ADT/StringMap.h>
-#include <llvm/Support/Host.h>
-
-#include "backends/cpu/clang_compiler.hpp"
+// The CPU toolchain: stub source to a shared object for this host's CPU, compiled
+// by the compiler plugin (compiler_plugin.hpp). Naming the target and the compiler
+// needs neither the plugin nor LLVM.
+#include "backends/cpu/compiler_plugin.hpp"
 #include "backends/cpu/cpu_backend.hpp"
-#include "support/hash.hpp"
+#include "backends/cpu/host_cpu.hpp"
 
 namespace stubjit::detail {
 namespace {
 
-std::string host_target_id() {
-  llvm::StringMap<bool> features;
-  llvm::sys::getHostCPUFeatures(features);
-  std::string enabled;
-  for (const auto& feature : features) {
-    if (feature.getValue()) enabled += feature.getKey().str() + ",";
-  }
-  // Object code from -march=native depends on the CPU and every enabled feature.
-  return llvm::sys::getProcessTriple() + "/" + llvm::sys::getHostCPUName().str() + "/" +
-         hex64(hash64(enabled)).substr(0, 8);
-}
-
 class CpuToolchain final : public Toolchain {
  public:
-  CpuToolchain() : target_(host_target_id()) { traits_.emitter = "cpp"; }
+  CpuToolchain() : target_(host_cpu().target_id) { traits_.emitter = "cpp"; }
 
   const TargetTraits& traits() const override { return traits_; }
   std::string target_id() const override { return target_; }
-  std::string compiler_id() const override { return clang_compiler_id(); }
+  std::string compiler_id() const override { return cpu_compiler_id(); }
   DeviceLimits typical_limits() const override { return cpu_limits(); }
   Binary compile(const CompileJob& job) const override {
-    return Binary{"elf-object", compile_to_host_object(job).bytes};
+    return Binary{cpu_binary_format, compile_host_shared_object(job).bytes};
   }
 
  private:

@@ -1,7 +1,7 @@
 // Runs the groups of one dispatch across the host's cores.
 #pragma once
 
-#include "backends/cpu/orc_loader.hpp"
+#include "backends/cpu/shared_object_loader.hpp"
 
 namespace stubjit::detail {
 

@@ -1,4 +1,4 @@
-#include "backends/cpu/clang_compiler.hpp"
+#include "backends/cpu/compiler/clang_compiler.hpp"
 
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
@@ -16,10 +16,7 @@
 
 #include <mutex>
 
-#include "stubjit/error.hpp"
-#include "support/log.hpp"
-
-namespace stubjit::detail {
+namespace stubjit::cpu_compiler {
 namespace {
 
 void initialize_native_target() {
@@ -45,9 +42,8 @@ std::unique_ptr<clang::CompilerInvocation> make_invocation(
 
 }  // namespace
 
-std::string clang_compiler_id() { return std::string("clang ") + CLANG_VERSION_STRING; }
-
-HostObject compile_to_host_object(const CompileJob& job) {
+HostObject compile_to_host_object(const std::string& source, const std::string& file_name,
+                                  const std::vector<std::string>& options) {
   initialize_native_target();
 
   std::string log;
@@ -73,19 +69,19 @@ HostObject compile_to_host_object(const CompileJob& job) {
                                    "-fPIC",
                                    "-fno-exceptions",
                                    "-fno-math-errno"};
-  for (const std::string& option : job.options) args.push_back(option.c_str());
-  args.push_back(job.file_name.c_str());
+  for (const std::string& option : options) args.push_back(option.c_str());
+  args.push_back(file_name.c_str());
 
   std::shared_ptr<clang::CompilerInvocation> invocation = make_invocation(args, diags);
   if (!invocation) {
     log_stream.flush();
-    throw CompileError(job.kernel, "invalid compiler options:\n" + log, job.source);
+    return HostObject{false, {}, "invalid compiler options:\n" + log};
   }
   // Apply -W, -w and -R options from the command line to our diagnostics engine (the
   // invocation parsed them; the engine was made before it existed).
   clang::ProcessWarningOptions(*diags, invocation->getDiagnosticOpts());
   invocation->getPreprocessorOpts().addRemappedFile(
-      job.file_name, llvm::MemoryBuffer::getMemBufferCopy(job.source, job.file_name).release());
+      file_name, llvm::MemoryBuffer::getMemBufferCopy(source, file_name).release());
   // The driver asks cc1 not to free what it builds (-disable-free): a process that exits
   // right after saves the time. This one compiles again, so everything is freed: the
   // frontend's state, and the backend's target machine with its subtargets.
@@ -105,9 +101,8 @@ HostObject compile_to_host_object(const CompileJob& job) {
   clang::EmitObjAction action;
   const bool ok = compiler.ExecuteAction(action) && !diags->hasErrorOccurred();
   log_stream.flush();
-  if (!ok) throw CompileError(job.kernel, log, job.source);
-  if (!log.empty()) logger().debug("clang diagnostics for {}:\n{}", job.file_name, log);
-  return HostObject{std::vector<char>(object.begin(), object.end()), log};
+  if (!ok) return HostObject{false, {}, log};
+  return HostObject{true, std::vector<char>(object.begin(), object.end()), log};
 }
 
-}  // namespace stubjit::detail
+}  // namespace stubjit::cpu_compiler

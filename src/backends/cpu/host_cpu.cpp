@@ -1,0 +1,120 @@
+#include "backends/cpu/host_cpu.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <map>
+#include <set>
+#include <string>
+
+#include "support/hash.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+// The fields of /proc/cpuinfo that say which code the CPU runs: x86 (vendor_id ...
+// flags) and AArch64 (CPU implementer ... Features). Per-core and varying fields
+// (MHz, core ids, bogomips) are left out.
+const std::set<std::string>& identifying_fields() {
+  static const std::set<std::string> fields = {"vendor_id",
+                                               "cpu family",
+                                               "model",
+                                               "stepping",
+                                               "flags",
+                                               "CPU implementer",
+                                               "CPU architecture",
+                                               "CPU variant",
+                                               "CPU part",
+                                               "CPU revision",
+                                               "Features",
+                                               "isa",
+                                               "uarch",
+                                               "cpu",
+                                               "model name"};
+  return fields;
+}
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  const auto last = text.find_last_not_of(" \t");
+  return first == std::string::npos ? "" : text.substr(first, last - first + 1);
+}
+
+// The first processor's block only: on a machine with hundreds of cores the whole
+// file is long, and the kernel computes each core's block as it is read.
+std::string read_first_processor() {
+  std::string text;
+  const int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[4096];
+  while (text.find("\n\n") == std::string::npos && text.size() < (1u << 16)) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  return text;
+}
+
+std::string machine_triple() {
+#if defined(__x86_64__)
+  return "x86_64-pc-linux-gnu";
+#elif defined(__aarch64__)
+  return "aarch64-unknown-linux-gnu";
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return "powerpc64le-unknown-linux-gnu";
+#elif defined(__riscv) && __riscv_xlen == 64
+  return "riscv64-unknown-linux-gnu";
+#else
+  return "unknown-linux-gnu";
+#endif
+}
+
+}  // namespace
+
+HostCpu host_cpu_from(const std::string& cpuinfo) {
+  std::map<std::string, std::string> fields;
+  std::size_t begin = 0;
+  while (begin < cpuinfo.size()) {
+    std::size_t end = cpuinfo.find('\n', begin);
+    if (end == std::string::npos) end = cpuinfo.size();
+    const std::string line = cpuinfo.substr(begin, end - begin);
+    begin = end + 1;
+    if (trimmed(line).empty()) {
+      if (!fields.empty()) break;  // the end of the first processor's block
+      continue;
+    }
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string name = trimmed(line.substr(0, colon));
+    if (identifying_fields().count(name) && !fields.count(name))
+      fields[name] = trimmed(line.substr(colon + 1));
+  }
+  std::string identity;
+  for (const auto& [name, value] : fields) identity += name + "=" + value + "\n";
+  HostCpu cpu;
+  for (const char* name : {"model name", "cpu", "uarch"}) {
+    if (fields.count(name)) {
+      cpu.model = fields[name];
+      break;
+    }
+  }
+  if (cpu.model.empty()) cpu.model = "unknown CPU";
+  std::string family;
+  for (const char* name : {"vendor_id", "cpu family", "model", "CPU implementer", "CPU part"}) {
+    if (fields.count(name)) family += (family.empty() ? "" : "-") + fields[name];
+  }
+  for (char& c : family) {
+    if (c == ' ' || c == '/') c = '_';
+  }
+  cpu.target_id = machine_triple() + "/" + (family.empty() ? "cpu" : family) + "/" +
+                  hex64(hash64(identity)).substr(0, 8);
+  return cpu;
+}
+
+const HostCpu& host_cpu() {
+  static const HostCpu cpu = host_cpu_from(read_first_processor());
+  return cpu;
+}
+
+}  // namespace stubjit::detail

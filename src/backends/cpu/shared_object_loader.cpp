@@ -1,0 +1,89 @@
+#include "backends/cpu/shared_object_loader.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "stubjit/error.hpp"
+#include "support/log.hpp"
+
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U  // Linux 6.3: asks for an executable memfd where the default is not
+#endif
+
+namespace stubjit::detail {
+namespace {
+
+int create_memfd(const std::string& name) {
+  // Kernels with vm.memfd_noexec set refuse to map a memfd for execution unless it
+  // was created with MFD_EXEC; older kernels do not know the flag (EINVAL).
+  int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+  if (fd < 0 && errno == EINVAL) fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  return fd;
+}
+
+std::string dl_error() {
+  const char* message = ::dlerror();
+  return message ? message : "unknown error";
+}
+
+}  // namespace
+
+SealedImage::SealedImage(const std::vector<char>& bytes, const std::string& name) {
+  fd_ = create_memfd(name);
+  if (fd_ < 0) throw BackendError(std::string("memfd_create failed: ") + std::strerror(errno));
+  std::size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + written, bytes.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd_);
+      throw BackendError("cannot write a stub into memory: " + why);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fcntl(fd_, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    const std::string why = std::strerror(errno);
+    ::close(fd_);
+    throw BackendError("cannot seal a stub's memory file: " + why);
+  }
+}
+
+SealedImage::~SealedImage() {
+  if (!kept_) ::close(fd_);
+}
+
+std::string SealedImage::path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+CpuModule::CpuModule(const std::vector<char>& bytes, const std::string& entry)
+    : image_(std::make_unique<SealedImage>(bytes, "stubjit:" + entry)) {
+  const std::string path = image_->path();
+  // RTLD_LOCAL: a stub's symbols are never offered to anything loaded later.
+  handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_) throw BackendError("cannot load the stub " + entry + ": " + dl_error());
+  entry_ = reinterpret_cast<CpuEntry>(::dlsym(handle_, entry.c_str()));
+  if (!entry_) {
+    const std::string why = dl_error();
+    ::dlclose(handle_);
+    throw BackendError("stub entry '" + entry + "' not found: " + why);
+  }
+}
+
+CpuModule::~CpuModule() {
+  const std::string path = image_->path();
+  if (::dlclose(handle_) != 0) logger().warn("unloading a stub failed: {}", dl_error());
+  // The dynamic linker finds a library it holds by its path before it opens anything:
+  // if this one stayed loaded (a stub can make itself undeletable), its path must not
+  // name the next memfd to get this descriptor number.
+  if (void* still = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
+    ::dlclose(still);
+    image_->keep_open();
+  }
+}
+
+}  // namespace stubjit::detail

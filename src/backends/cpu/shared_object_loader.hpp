@@ -1,0 +1,55 @@
+// Loads a CPU stub's shared object without LLVM and without a file anyone else can
+// write: the verified bytes are copied into a memfd, the memfd is sealed against any
+// further change, and the dynamic linker maps that descriptor (/proc/self/fd/N). What
+// runs is exactly what was verified, whatever happens to the cache file meanwhile.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/device.hpp"
+#include "stubjit/launch.h"
+
+namespace stubjit::detail {
+
+using CpuEntry = void (*)(const void* args, const LaunchParams* lp, u64 group_begin, u64 group_end);
+
+// A memfd holding `bytes`, sealed (no write, grow, shrink or further seal). Throws
+// BackendError when the kernel cannot make one.
+class SealedImage {
+ public:
+  SealedImage(const std::vector<char>& bytes, const std::string& name);
+  ~SealedImage();
+  SealedImage(const SealedImage&) = delete;
+  SealedImage& operator=(const SealedImage&) = delete;
+
+  int fd() const { return fd_; }
+  // The path the dynamic linker opens it by.
+  std::string path() const;
+  // Keeps the descriptor open for the life of the process: its path names a library
+  // the dynamic linker still holds, and must never name another one.
+  void keep_open() { kept_ = true; }
+
+ private:
+  int fd_ = -1;
+  bool kept_ = false;
+};
+
+class CpuModule final : public Module {
+ public:
+  // Loads `bytes` (an ELF shared object) and resolves `entry`; throws BackendError.
+  CpuModule(const std::vector<char>& bytes, const std::string& entry);
+  ~CpuModule() override;
+  CpuModule(const CpuModule&) = delete;
+  CpuModule& operator=(const CpuModule&) = delete;
+
+  CpuEntry entry() const { return entry_; }
+
+ private:
+  std::unique_ptr<SealedImage> image_;
+  void* handle_ = nullptr;
+  CpuEntry entry_ = nullptr;
+};
+
+}  // namespace stubjit::detail

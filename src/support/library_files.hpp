@@ -1,0 +1,20 @@
+// Files installed beside the library in <libdir>/stubjit/: the compile worker and the
+// CPU backend's compiler plugin. Found from where the code that asks was loaded, not
+// through a search path, so an application's environment cannot put another one first.
+#pragma once
+
+#include <string>
+
+namespace stubjit::detail {
+
+// The first of these that exists (and is executable, for `executable`):
+//   <folder of the image holding this code>/stubjit/<name>  (libstubjit.so's install)
+//   <folder of the image holding this code>/<name>          (a program in that folder,
+//                                                            such as the compile worker)
+//   `build_tree_path`, only for programs linked with the library's static archive (its
+//   tests): an installed libstubjit.so never uses a file of the tree it was built in.
+// "" when none exists.
+std::string find_beside_library(const std::string& name, const char* build_tree_path,
+                                bool executable);
+
+}  // namespace stubjit::detail

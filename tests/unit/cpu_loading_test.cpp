@@ -1,0 +1,150 @@
+// The CPU backend without LLVM: its target named from /proc/cpuinfo, and stubs loaded
+// from sealed memory files, so that the bytes verified are the bytes that run.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+#include <string>
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/cpu/host_cpu.hpp"
+#include "backends/cpu/shared_object_loader.hpp"
+#include "codegen/stub_request.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+const char* const x86_cpuinfo =
+    "processor\t: 0\n"
+    "vendor_id\t: GenuineIntel\n"
+    "cpu family\t: 6\n"
+    "model\t\t: 85\n"
+    "model name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\n"
+    "stepping\t: 7\n"
+    "cpu MHz\t\t: 2200.152\n"
+    "core id\t\t: 0\n"
+    "flags\t\t: fpu sse2 avx avx2 avx512f\n"
+    "bogomips\t: 4400.30\n"
+    "\n"
+    "processor\t: 1\n"
+    "vendor_id\t: GenuineIntel\n"
+    "cpu family\t: 6\n"
+    "model\t\t: 85\n"
+    "flags\t\t: fpu sse2\n"
+    "\n";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+TEST(HostCpu, TargetIdNamesTheCpuAndHashesWhatCodeDependsOn) {
+  const HostCpu cpu = host_cpu_from(x86_cpuinfo);
+  EXPECT_EQ(cpu.model, "Intel(R) Xeon(R) CPU @ 2.20GHz");
+  EXPECT_EQ(cpu.target_id.rfind("GenuineIntel-6-85/"), cpu.target_id.find('/') + 1)
+      << cpu.target_id;
+  // Frequency, core number and bogomips vary between cores and over time: not part of it.
+  const std::string other_core = replaced(
+      replaced(replaced(x86_cpuinfo, "2200.152", "3100.000"), "core id\t\t: 0", "core id\t\t: 5"),
+      "4400.30", "4401.00");
+  EXPECT_EQ(host_cpu_from(other_core).target_id, cpu.target_id);
+  // A feature more or less, another stepping or model: other code from -march=native.
+  EXPECT_NE(host_cpu_from(replaced(x86_cpuinfo, "avx512f\n", "\n")).target_id, cpu.target_id);
+  EXPECT_NE(host_cpu_from(replaced(x86_cpuinfo, "stepping\t: 7", "stepping\t: 4")).target_id,
+            cpu.target_id);
+  EXPECT_NE(host_cpu_from(replaced(x86_cpuinfo, "model\t\t: 85", "model\t\t: 106")).target_id,
+            cpu.target_id);
+  // Only the first processor counts (the second's shorter flags change nothing).
+  EXPECT_EQ(
+      host_cpu_from(replaced(x86_cpuinfo, "flags\t\t: fpu sse2\n", "flags\t\t: fpu\n")).target_id,
+      cpu.target_id);
+}
+
+TEST(HostCpu, ThisHostHasATargetIdWithoutLlvm) {
+  const HostCpu& cpu = host_cpu();
+  EXPECT_FALSE(cpu.target_id.empty());
+  EXPECT_NE(cpu.model, "unknown CPU");
+  EXPECT_EQ(make_cpu_toolchain()->target_id(), cpu.target_id);
+}
+
+TEST(SealedImage, HoldsTheBytesAndRefusesAnyChange) {
+  const std::vector<char> bytes = {'s', 't', 'u', 'b'};
+  SealedImage image(bytes, "stubjit:test");
+  char back[4] = {};
+  ASSERT_EQ(::pread(image.fd(), back, 4, 0), 4);
+  EXPECT_EQ(std::string(back, 4), "stub");
+  const int seals = ::fcntl(image.fd(), F_GET_SEALS);
+  EXPECT_EQ(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+            F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+  EXPECT_EQ(::pwrite(image.fd(), "evil", 4, 0), -1);
+  EXPECT_EQ(errno, EPERM);
+  EXPECT_NE(::ftruncate(image.fd(), 0), 0);
+  EXPECT_NE(::ftruncate(image.fd(), 1 << 20), 0);
+  // Opened again by its path (as the dynamic linker does), it cannot be written either.
+  const int writable = ::open(image.path().c_str(), O_WRONLY);
+  if (writable >= 0) {
+    EXPECT_EQ(::write(writable, "evil", 4), -1);
+    ::close(writable);
+  }
+}
+
+Binary compile_saxpy(const std::string& tag) {
+  const KernelSource source{
+      "saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y; // " + tag};
+  StubRequest request;
+  request.kernel = &source;
+  request.mode = Mode::spread;
+  request.rank = 1;
+  request.bindings = {Binding::scalar, Binding::projection, Binding::projection};
+  const GeneratedStub stub = generate_stub(request);
+  const std::vector<std::string> options;
+  return make_cpu_toolchain()->compile({stub.source, stub.file_name, stub.entry, "saxpy", options});
+}
+
+// The path of the file that the page holding `address` was mapped from.
+std::string mapped_from(const void* address) {
+  std::ifstream maps("/proc/self/maps");
+  const auto target = reinterpret_cast<std::uintptr_t>(address);
+  std::string line;
+  while (std::getline(maps, line)) {
+    std::uintptr_t begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx", &begin, &end) != 2) continue;
+    if (target < begin || target >= end) continue;
+    const auto slash = line.find('/');
+    return slash == std::string::npos ? "" : line.substr(slash);
+  }
+  return "";
+}
+
+TEST(CpuModule, RunsFromASealedMemoryFile) {
+  const Binary binary = compile_saxpy("sealed");
+  const CpuModule module(binary.bytes, "stubjit_saxpy_spread_r1");
+  ASSERT_NE(module.entry(), nullptr);
+  const std::string file = mapped_from(reinterpret_cast<const void*>(module.entry()));
+  EXPECT_EQ(file.rfind("/memfd:stubjit:stubjit_saxpy_spread_r1", 0), 0u) << file;
+}
+
+TEST(CpuModule, TwoLoadsOfOneEntryNameAreSeparateAndUnloadCleanly) {
+  // Each module is its own library: the same entry name in both, no clash, and the
+  // descriptor numbers freed by one are safe to reuse for the next.
+  const Binary first = compile_saxpy("first");
+  const Binary second = compile_saxpy("second");
+  for (int round = 0; round < 3; ++round) {
+    CpuModule a(first.bytes, "stubjit_saxpy_spread_r1");
+    CpuModule b(second.bytes, "stubjit_saxpy_spread_r1");
+    EXPECT_NE(reinterpret_cast<const void*>(a.entry()), reinterpret_cast<const void*>(b.entry()));
+  }
+}
+
+TEST(CpuModule, RefusesWhatIsNotASharedObject) {
+  EXPECT_THROW(CpuModule(std::vector<char>(256, 'x'), "entry"), BackendError);
+  const Binary binary = compile_saxpy("missing-entry");
+  EXPECT_THROW(CpuModule(binary.bytes, "stubjit_no_such_entry"), BackendError);
+}
+
+}  // namespace
+}  // namespace stubjit::detail
