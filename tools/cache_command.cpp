@@ -206,6 +206,8 @@ void add_cache_command(CLI::App& app, const GlobalFlags& global, Action& action)
   clear_command->add_option("--older-than", flags->older_than,
                             "Only entries unused for this long: 30d, 12h, 90m, 45s");
   clear_command->callback(on(clear));
+  add_prewarm_command(*cache, global, std::shared_ptr<const std::string>(flags, &flags->cache_dir),
+                      action);
 }
 
 }  // namespace stubjit::tool

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace stubjit::tool {
@@ -21,6 +22,9 @@ using Action = std::function<int()>;
 
 void add_info_command(CLI::App& app, const GlobalFlags& flags, Action& action);
 void add_cache_command(CLI::App& app, const GlobalFlags& flags, Action& action);
+// `cache prewarm`, under the cache command whose --cache-dir `cache_dir` holds.
+void add_prewarm_command(CLI::App& cache, const GlobalFlags& flags,
+                         std::shared_ptr<const std::string> cache_dir, Action& action);
 void add_dump_stub_command(CLI::App& app, const GlobalFlags& flags, Action& action);
 
 }  // namespace stubjit::tool

@@ -89,15 +89,84 @@ void read_param(const json& p, const std::string& where, KernelDescription& out)
   out.bindings.push_back(binding);
 }
 
-}  // namespace
+// A whole number that fits in int64 (negative allowed), read without nlohmann's casts.
+std::int64_t integer_of(const json& value, const std::string& where) {
+  if (value.is_number_unsigned()) {
+    return static_cast<std::int64_t>(count_of(
+        value, static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()), where));
+  }
+  if (!value.is_number_integer()) throw KernelFileError(where + ": expected a whole number");
+  return value.get<std::int64_t>();
+}
 
-KernelDescription parse_kernel_description(const std::string& text, const std::string& origin) {
-  json doc;
+// A dimension: a count (first 0, step 1), or {"first", "count", "step"}.
+Dim dim_of(const json& value, const std::string& where) {
+  const std::uint64_t most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (!value.is_object()) return Dim{0, static_cast<std::int64_t>(count_of(value, most, where))};
+  for (const auto& item : value.items()) {
+    if (item.key() != "first" && item.key() != "count" && item.key() != "step")
+      throw KernelFileError(where + ": unknown key '" + item.key() + "' (first, count, step)");
+  }
+  if (!value.contains("count")) throw KernelFileError(where + ": 'count' is missing");
+  Dim dim;
+  dim.count = static_cast<std::int64_t>(count_of(value["count"], most, where + ": count"));
+  if (value.contains("first")) dim.first = integer_of(value["first"], where + ": first");
+  if (value.contains("step")) dim.step = integer_of(value["step"], where + ": step");
+  return dim;
+}
+
+LaunchDescription read_launch(const json& l, const std::string& where) {
+  if (!l.is_object()) throw KernelFileError(where + ": expected an object");
+  LaunchDescription launch;
+  if (!l.contains("domain") || !l["domain"].is_array() || l["domain"].empty()) {
+    throw KernelFileError(where + ": 'domain' must be a non-empty array of dimensions");
+  }
+  for (std::size_t d = 0; d < l["domain"].size(); ++d)
+    launch.domain.push_back(dim_of(l["domain"][d], where + ": domain[" + std::to_string(d) + "]"));
+  if (l.contains("mode")) {
+    const std::string mode = string_field(l, "mode", where);
+    if (mode != "direct" && mode != "spread" && mode != "multi")
+      throw KernelFileError(where + ": mode must be direct, spread or multi, not '" + mode + "'");
+    launch.mode = parse_mode(mode);
+  }
+  if (l.contains("extents")) {
+    const json& extents = l["extents"];
+    if (!extents.is_object()) throw KernelFileError(where + ": 'extents' must be an object");
+    const std::uint64_t most = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    for (const auto& item : extents.items()) {
+      const std::string at = where + ": extents." + item.key();
+      if (!item.value().is_array()) throw KernelFileError(at + ": expected an array");
+      std::vector<std::int64_t>& shape = launch.extents[item.key()];
+      for (std::size_t d = 0; d < item.value().size(); ++d) {
+        shape.push_back(static_cast<std::int64_t>(
+            count_of(item.value()[d], most, at + "[" + std::to_string(d) + "]")));
+      }
+    }
+  }
+  return launch;
+}
+
+json parse_json(const std::string& text, const std::string& origin) {
   try {
-    doc = json::parse(text);
+    return json::parse(text);
   } catch (const json::exception& error) {  // not JSON, or a number out of range
     throw KernelFileError(origin + ": not JSON: " + error.what());
   }
+}
+
+std::string read_text(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), {});
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw KernelFileError(path + ": cannot be read");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  return text;
+}
+
+KernelDescription description_of(const json& doc, const std::string& origin) {
   if (!doc.is_object()) throw KernelFileError(origin + ": expected a JSON object");
   KernelDescription out;
   try {
@@ -128,22 +197,45 @@ KernelDescription parse_kernel_description(const std::string& text, const std::s
         }
       }
     }
+    if (doc.contains("launches")) {
+      const json& launches = doc["launches"];
+      if (!launches.is_array()) throw KernelFileError(origin + ": 'launches' must be an array");
+      for (std::size_t i = 0; i < launches.size(); ++i) {
+        out.launches.push_back(
+            read_launch(launches[i], origin + ": launches[" + std::to_string(i) + "]"));
+      }
+    }
   } catch (const json::exception& error) {  // a value of the wrong JSON type
     throw KernelFileError(origin + ": " + error.what());
   }
   return out;
 }
 
+}  // namespace
+
+KernelDescription parse_kernel_description(const std::string& text, const std::string& origin) {
+  return description_of(parse_json(text, origin), origin);
+}
+
 KernelDescription read_kernel_description(const std::string& path) {
-  std::string text;
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), {});
-  } else {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw KernelFileError(path + ": cannot be read");
-    text.assign(std::istreambuf_iterator<char>(in), {});
-  }
-  return parse_kernel_description(text, path);
+  return parse_kernel_description(read_text(path), path);
+}
+
+std::vector<KernelDescription> parse_kernel_list(const std::string& text,
+                                                 const std::string& origin) {
+  const json doc = parse_json(text, origin);
+  if (!doc.is_object() || !doc.contains("kernels")) return {description_of(doc, origin)};
+  const json& kernels = doc["kernels"];
+  if (!kernels.is_array() || kernels.empty())
+    throw KernelFileError(origin + ": 'kernels' must be a non-empty array");
+  std::vector<KernelDescription> out;
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    out.push_back(description_of(kernels[i], origin + ": kernels[" + std::to_string(i) + "]"));
+  return out;
+}
+
+std::vector<KernelDescription> read_kernel_list(const std::string& path) {
+  return parse_kernel_list(read_text(path), path);
 }
 
 }  // namespace stubjit::tool

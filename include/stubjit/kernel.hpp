@@ -103,6 +103,20 @@ struct LaunchSummary {
   bool compiled = false;
 };
 
+// A compiled stub's bytes, as the runtime's backend made them (Kernel::binary).
+struct StubBinary {
+  // "cubin" or "ptx" (CUDA), "amdgpu-code-object" (HIP), the CPU backend's object or
+  // shared-object format: an ELF file for the host's machine.
+  std::string format;
+  std::string target;  // the toolchain's target id, e.g. "sm_90", "gfx90a"
+  std::string entry;   // the stub's entry point (an extern "C" symbol of the binary)
+  // The disk-cache entry's name (32 hex digits; `stubjit cache ls` shows it).
+  std::string cache_name;
+  Mode mode = Mode::direct;
+  int rank = 0;
+  std::vector<char> bytes;
+};
+
 // A handle to a kernel of one runtime; cheap to copy, safe to launch from many
 // threads at once.
 class STUBJIT_API Kernel {
@@ -127,6 +141,33 @@ class STUBJIT_API Kernel {
   }
   LaunchSummary launch_args(const Domain& domain, const Arg* args, std::size_t count,
                             const LaunchOptions& options = {});
+
+  // Compiles, or finds in memory or on disk, the stub a launch with these arguments
+  // would need, and returns without running anything: the following launch is a
+  // memory hit (its summary says compiled false). Makes the checks a launch makes and
+  // throws what it would throw (ArgumentError, AliasError, PlanError, CompileError; a
+  // BackendError for a bad stream), except what only issuing needs: on a compile-only
+  // runtime (no device) it fills the binary stores, the disk cache included, and
+  // loads nothing. A domain with no index plans no dispatch and needs no stub: nothing
+  // is compiled. The summary is the one the launch would return, `compiled` true
+  // when this call ran the compiler. Fields are neither read nor written.
+  template <class... A>
+  LaunchSummary prepare(const Domain& domain, A&&... args) {
+    return prepare(LaunchOptions{}, domain, std::forward<A>(args)...);
+  }
+  template <class... A>
+  LaunchSummary prepare(const LaunchOptions& options, const Domain& domain, A&&... args) {
+    const std::array<Arg, sizeof...(A)> packed{Arg(std::forward<A>(args))...};
+    return prepare_args(domain, packed.data(), packed.size(), options);
+  }
+  LaunchSummary prepare_args(const Domain& domain, const Arg* args, std::size_t count,
+                             const LaunchOptions& options = {});
+
+  // The compiled stub a launch with these arguments would run, prepared as by
+  // prepare (compiled only when no store has it). Works on compile-only runtimes.
+  // Throws DomainError for a domain with no index (such a launch runs no stub).
+  StubBinary binary(const Domain& domain, const std::vector<Arg>& args,
+                    std::optional<Mode> forced = std::nullopt);
 
   // The plan a launch over `domain` would use, without launching (refused as a launch
   // would be: PlanError).

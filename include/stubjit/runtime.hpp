@@ -21,6 +21,13 @@ struct RuntimeOptions {
   // "cpu", "cuda", "hip", or empty: then $STUBJIT_BACKEND, else the first
   // available of cuda, hip, cpu.
   std::string backend;
+  // A target to compile for without using a device: "sm_90" or "compute_90" (PTX) for
+  // cuda, "gfx90a" for hip, the host's own target id for cpu. The runtime is then
+  // compile-only (it fills caches, Kernel::prepare and Kernel::binary work, launches
+  // throw BackendError), whether or not a device is present. With `backend` (or
+  // $STUBJIT_BACKEND) empty, the first backend that can compile for the target.
+  // Empty: the device's target (or STUBJIT_CUDA_ARCH / STUBJIT_HIP_ARCH without one).
+  std::string target;
   int device = 0;
   // Replaces the limits reported by the device (for tests with small limits).
   std::optional<DeviceLimits> limits;

@@ -9,10 +9,10 @@
 
 #include <atomic>
 
-#include "bind/bind.hpp"
 #include "codegen/identifier.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_memo.hpp"
+#include "runtime/launch_steps.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 
@@ -43,6 +43,40 @@ void fill_dispatch(LaunchParams& lp, const Plan& plan, const Dispatch& dispatch)
   lp.linear_begin = dispatch.linear_begin;
   lp.linear_end = dispatch.linear_end;
 }
+
+bool keep_failure(const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const CompileError&) {
+    return true;  // the same source fails the same way: compile it once
+  } catch (...) {
+    return false;  // a device or store failure may pass: try again next time
+  }
+}
+
+void issue_dispatches(RuntimeState& runtime, const LoadedStub& stub, const Domain& domain,
+                      const Plan& plan, const PackedArgs& packed, StreamState* stream) {
+  Device& device = runtime.device_for("launch a kernel");
+  // All or nothing: whatever can be known before the first dispatch is checked here.
+  device.check_plan(*stub.module, plan);
+  LaunchParams lp;
+  fill_domain(lp, domain);
+  for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
+    fill_dispatch(lp, plan, plan.dispatches[i]);
+    try {
+      device.launch(*stub.module, lp, packed.data(), packed.size(), stream);
+    } catch (const BackendError& error) {
+      if (i == 0) throw;
+      throw LaunchError(i, plan.dispatches.size(),
+                        "dispatch " + std::to_string(i + 1) + " of " +
+                            std::to_string(plan.dispatches.size()) + " of " + stub.entry +
+                            " failed after the first " + std::to_string(i) +
+                            " were issued (they ran or will run): " + error.what());
+    }
+  }
+}
+
+}  // namespace
 
 void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std::size_t count,
           BoundArgs& bound) {
@@ -76,18 +110,6 @@ StubVariant variant_of(const KernelState& kernel, const Plan& plan, const BoundA
   return variant;
 }
 
-bool keep_failure(const std::exception_ptr& failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const CompileError&) {
-    return true;  // the same source fails the same way: compile it once
-  } catch (...) {
-    return false;  // a device or store failure may pass: try again next time
-  }
-}
-
-// The stub for `identity`: from the kernel's own table (no lock), else the runtime's
-// cache, else built. `hold` keeps a stub the table could not take alive for the launch.
 const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bool& compiled,
                            std::shared_ptr<const LoadedStub>& hold) {
   RuntimeState& runtime = *kernel.runtime;
@@ -112,30 +134,6 @@ const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bo
   kernel.stubs.remember(identity, hold, nullptr);
   return *hold;
 }
-
-void issue_dispatches(RuntimeState& runtime, const LoadedStub& stub, const Domain& domain,
-                      const Plan& plan, const PackedArgs& packed, StreamState* stream) {
-  Device& device = runtime.device_for("launch a kernel");
-  // All or nothing: whatever can be known before the first dispatch is checked here.
-  device.check_plan(*stub.module, plan);
-  LaunchParams lp;
-  fill_domain(lp, domain);
-  for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
-    fill_dispatch(lp, plan, plan.dispatches[i]);
-    try {
-      device.launch(*stub.module, lp, packed.data(), packed.size(), stream);
-    } catch (const BackendError& error) {
-      if (i == 0) throw;
-      throw LaunchError(i, plan.dispatches.size(),
-                        "dispatch " + std::to_string(i + 1) + " of " +
-                            std::to_string(plan.dispatches.size()) + " of " + stub.entry +
-                            " failed after the first " + std::to_string(i) +
-                            " were issued (they ran or will run): " + error.what());
-    }
-  }
-}
-
-}  // namespace
 
 std::uint64_t next_kernel_id() {
   static std::atomic<std::uint64_t> next{1};

@@ -61,6 +61,33 @@ std::chrono::milliseconds compile_time_limit(const RuntimeOptions& options) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 
+// A compile-only backend for `target`, from the backend named `wanted` or, with none
+// named, the first whose toolchain takes the target. No device is opened: a named
+// target is for filling caches (of this machine or another), not for running.
+SelectedBackend select_target(const std::vector<BackendEntry>& entries, const std::string& wanted,
+                              const std::string& target) {
+  std::string reasons;
+  for (const BackendEntry& entry : entries) {
+    if (!wanted.empty() && wanted != entry.name) continue;
+    if (!entry.toolchain_for) {
+      reasons += "\n  " + entry.name + ": cannot compile for a named target";
+      continue;
+    }
+    try {
+      std::unique_ptr<Toolchain> toolchain = entry.toolchain_for(target);
+      const std::string why = "the runtime compiles for target " + target +
+                              " (RuntimeOptions::target) without a device";
+      logger().info("backend {} is compile-only: {}", entry.name, why);
+      return {entry.name, std::move(toolchain), nullptr, why};
+    } catch (const Error& error) {  // no compiler, or a target it does not know
+      reasons += "\n  " + entry.name + ": " + error.what();
+    }
+  }
+  if (reasons.empty())
+    throw BackendError("unknown backend '" + wanted + "' (known: " + known_backends(entries) + ")");
+  throw BackendError("no backend can compile for target '" + target + "':" + reasons);
+}
+
 }  // namespace
 
 std::string unavailable_reason(const std::string& name, const OpenedBackend& opened) {
@@ -74,6 +101,7 @@ SelectedBackend select_backend(const RuntimeOptions& options) {
   const std::vector<BackendEntry> entries = backend_registry();
   const std::string wanted =
       options.backend.empty() ? env_or("STUBJIT_BACKEND", "") : options.backend;
+  if (!options.target.empty()) return select_target(entries, wanted, options.target);
   if (!wanted.empty()) {
     for (const BackendEntry& entry : entries) {
       if (wanted != entry.name) continue;

@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -558,6 +560,179 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
   EXPECT_EQ(stubjit({}).exit_code, 2);  // a subcommand is required
   EXPECT_EQ(stubjit({"--version"}).output,
             std::string("stubjit ") + STUBJIT_TEST_PROJECT_VERSION + "\n");
+}
+
+// Kernel files for `cache prewarm`: saxpy (as tests/common/kernels.hpp writes it) with
+// three launches, one of them over an empty domain, and row_sum with explicit extents.
+const char* const prewarm_file = R"({"kernels": [
+  {"name": "saxpy",
+   "params": [{"name": "a", "kind": "scalar", "type": "float"},
+              {"name": "x", "kind": "in", "type": "float"},
+              {"name": "y", "kind": "inout", "type": "float"}],
+   "body": "y = a * x + y;",
+   "launches": [{"domain": [1000]},
+                {"domain": [64, {"first": 1, "count": 8, "step": 2}], "mode": "spread"},
+                {"domain": [0]}]},
+  {"name": "row_sum",
+   "params": [{"name": "row", "kind": "in", "type": "double", "rank": 1},
+              {"name": "table", "kind": "in", "type": "int32", "rank": 1, "binding": "broadcast"},
+              {"name": "total", "kind": "inout", "type": "double"},
+              {"name": "i", "kind": "index"}],
+   "body": "total = row(0) + table(0) + i[0];",
+   "launches": [{"domain": [10], "extents": {"row": [10, 5], "table": [7]}}]}
+]})";
+
+class Prewarm : public Cli {
+ protected:
+  std::string write_file(const std::string& text) {
+    const std::string path = scratch_ / ("kernels" + std::to_string(files_++) + ".json");
+    std::ofstream(path, std::ios::trunc) << text;
+    return path;
+  }
+  // The entries `cache ls` finds under the test's root.
+  std::size_t entries() {
+    const json ls = stubjit_json({"cache", "ls", "--cache-dir", cache_root()});
+    return ls["entries"].size();
+  }
+  int files_ = 0;
+};
+
+std::vector<std::string> statuses(const json& report) {
+  std::vector<std::string> out;
+  for (const json& stub : report["stubs"]) out.push_back(stub["status"]);
+  return out;
+}
+
+TEST_F(Prewarm, HostTargetFillsTheCacheSoThatAnotherProcessCompilesNothing) {
+  const std::string file = write_file(prewarm_file);
+  const json first =
+      stubjit_json({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(first["backend"], "cpu");
+  EXPECT_EQ(first["cache_dir"], cache_root());
+  EXPECT_EQ(statuses(first),
+            (std::vector<std::string>{"compiled", "compiled", "empty", "compiled"}));
+  EXPECT_EQ(first["stubs"][1]["mode"], "spread");
+  EXPECT_EQ(first["stubs"][1]["rank"], 2);
+  EXPECT_EQ(first["compiled"], 3u);
+  EXPECT_EQ(entries(), 3u);
+
+  // Another process with the same root: everything found on disk.
+  const json second =
+      stubjit_json({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(statuses(second), (std::vector<std::string>{"cached", "cached", "empty", "cached"}));
+  EXPECT_EQ(second["compiled"], 0u);
+  EXPECT_EQ(entries(), 3u);
+
+  // An application's runtime on that root launches saxpy without compiling.
+  const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.cache_dir = cache_root();
+  Runtime runtime(options);
+  Kernel saxpy = runtime.kernel(
+      {"saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;"});
+  Field x = runtime.allocate<float>({1000});
+  Field y = runtime.allocate<float>({1000});
+  x.copy_from(std::vector<float>(1000, 2.0f));
+  y.copy_from(std::vector<float>(1000, 1.0f));
+  EXPECT_FALSE(saxpy.launch(Domain{1000}, 3.0f, x, y).compiled);
+  EXPECT_EQ(runtime.counters().compiles, 0u);
+  EXPECT_EQ(runtime.counters().disk_hits, 1u);
+  std::vector<float> result(1000);
+  y.copy_to(result.data(), result.size());
+  EXPECT_EQ(result, std::vector<float>(1000, 7.0f));
+
+  // Text: one line per launch and a total naming the root.
+  const ChildReport text =
+      stubjit({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(text.exit_code, 0) << text.errors;
+  EXPECT_NE(text.output.find("cached   saxpy [0:1000:1] "), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("0 compiled, 3 already cached, 1 empty"), std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find(cache_root()), std::string::npos) << text.output;
+}
+
+TEST_F(Prewarm, Sm90CompilesCubinsWithoutADeviceAndEmitsThem) {
+  {
+    RuntimeOptions probe;
+    probe.backend = "cuda";
+    probe.target = "sm_90";
+    probe.disk_cache = false;
+    try {
+      Runtime runtime(probe);
+    } catch (const BackendError& error) {
+      GTEST_SKIP() << "NVRTC cannot compile for sm_90 here: " << error.what();
+    }
+  }
+  const std::string file = write_file(prewarm_file);
+  const std::string emit = scratch_ / "emitted";
+  const json first = stubjit_json(
+      {"cache", "prewarm", file, "--target", "sm_90", "--cache-dir", cache_root(), "--emit", emit});
+  EXPECT_EQ(first["backend"], "cuda");
+  EXPECT_EQ(first["target"], "sm_90");
+  EXPECT_EQ(first["compiled"], 3u);
+  EXPECT_EQ(entries(), 3u);
+  const json second =
+      stubjit_json({"cache", "prewarm", file, "--target", "sm_90", "--cache-dir", cache_root()});
+  EXPECT_EQ(statuses(second), (std::vector<std::string>{"cached", "cached", "empty", "cached"}));
+
+  const std::string cubin = first["stubs"][0]["binary"];
+  EXPECT_EQ(fs::path(cubin).extension(), ".cubin");
+  std::ifstream in(cubin, std::ios::binary);
+  const std::vector<char> bytes{std::istreambuf_iterator<char>(in), {}};
+  ASSERT_GE(bytes.size(), 20u);
+  EXPECT_EQ(std::string(bytes.data(), 4),
+            "\x7f"
+            "ELF");
+  std::uint16_t machine = 0;
+  std::memcpy(&machine, bytes.data() + 18, 2);
+  EXPECT_EQ(machine, 190);  // EM_CUDA
+
+  const std::string cuobjdump = "/usr/local/cuda/bin/cuobjdump";
+  if (!fs::exists(cuobjdump)) GTEST_SKIP() << cuobjdump << " is not installed: not run on it";
+  const ChildReport dumped = Child({cuobjdump, "-elf", cubin}, {}, scratch_ / "cuobjdump").wait();
+  EXPECT_EQ(dumped.exit_code, 0) << dumped.output << dumped.errors;
+  EXPECT_NE(dumped.output.find("stubjit_saxpy"), std::string::npos) << dumped.output;
+}
+
+TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
+  const std::string good = write_file(prewarm_file);
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{scratch_ / "missing.json"}, "cannot be read"},
+      {{good, "--target", "vax"}, "unknown target 'vax'"},
+      {{write_file(R"({"name": "k", "params": [], "body": ""})")}, "has no \"launches\""},
+      {{write_file(R"({"kernels": []})")}, "'kernels' must be a non-empty array"},
+      {{write_file(R"({"name": "k", "params": [], "body": "", "launches": [{"domain": []}]})")},
+       "'domain' must be a non-empty array"},
+      {{write_file(
+           R"({"name": "k", "params": [], "body": "", "launches": [{"domain": [{"cnt": 3}]}]})")},
+       "unknown key 'cnt'"},
+      {{write_file(
+           R"({"name": "k", "params": [], "body": "", "launches": [{"domain": [4], "mode": "fast"}]})")},
+       "mode must be direct, spread or multi"},
+      // A field too small for the domain: refused as a launch refuses it.
+      {{write_file(R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float"}],
+                       "body": "y = 1;", "launches": [{"domain": [8], "extents": {"y": [4]}}]})")},
+       "k launch 0: parameter 'y'"},
+      // Direct cannot cover rank 4.
+      {{write_file(R"({"name": "k", "params": [], "body": "",
+                       "launches": [{"domain": [2, 2, 2, 2], "mode": "direct"}]})")},
+       "k launch 0:"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args{"cache", "prewarm"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.insert(args.end(), {"--cache-dir", cache_root()});
+    const ChildReport report = stubjit(args);
+    EXPECT_EQ(report.exit_code, 2) << c.message << "\n" << report.output;
+    EXPECT_NE(report.errors.find(c.message), std::string::npos)
+        << "expected '" << c.message << "' in: " << report.errors;
+  }
+  EXPECT_FALSE(fs::exists(cache_root()) && entries() > 0) << "a refused prewarm compiled";
 }
 
 }  // namespace

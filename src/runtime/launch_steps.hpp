@@ -1,0 +1,27 @@
+// The steps of Kernel::launch that Kernel::prepare and Kernel::binary share with it,
+// so that all three check and choose exactly alike (kernel.cpp).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "bind/bind.hpp"
+#include "runtime/kernel_state.hpp"
+
+namespace stubjit::detail {
+
+// Arguments against the signature (ArgumentError, AliasError).
+void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std::size_t count,
+          BoundArgs& bound);
+// The plan, checked against the device's own limits when the runtime's are
+// overridden (PlanError).
+Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode);
+// Which stub the plan and the bound arguments need on this runtime's target.
+StubVariant variant_of(const KernelState& kernel, const Plan& plan, const BoundArgs& bound);
+// The stub for `identity`: from the kernel's own table (no lock), else the runtime's
+// cache, else built. `hold` keeps a stub the table could not take alive for the
+// caller; `compiled` is set when the compiler ran for it.
+const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bool& compiled,
+                           std::shared_ptr<const LoadedStub>& hold);
+
+}  // namespace stubjit::detail

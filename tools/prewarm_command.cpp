@@ -1,0 +1,242 @@
+// stubjit cache prewarm FILE... [--target T] [--emit DIR]: compiles (or finds in the
+// cache) every stub the launches of kernel description files need, for a target,
+// without running anything, so that an application's first launches load from disk.
+// Public API only: Runtime, Kernel::prepare, Kernel::binary.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "kernel_file.hpp"
+#include "stubjit/runtime.hpp"
+
+namespace stubjit::tool {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+struct PrewarmFlags {
+  std::vector<std::string> files;
+  std::string target;
+  std::string emit_dir;
+};
+
+// "host": the CPU backend; sm_XY / compute_XY: CUDA; gfx...: HIP, the GPU ones
+// compile-only (RuntimeOptions::target) whether or not this machine has the device.
+RuntimeOptions options_for(const std::string& target, const std::string& cache_dir) {
+  RuntimeOptions options;
+  options.cache_dir = cache_dir;
+  if (target == "host") {
+    options.backend = "cpu";
+  } else if (target.rfind("sm_", 0) == 0 || target.rfind("compute_", 0) == 0) {
+    options.backend = "cuda";
+    options.target = target;
+  } else if (target.rfind("gfx", 0) == 0) {
+    options.backend = "hip";
+    options.target = target;
+  } else if (!target.empty()) {
+    throw Error("unknown target '" + target +
+                "' (host, sm_XY or compute_XY for CUDA, gfxNNN for HIP)");
+  }
+  return options;
+}
+
+std::vector<std::int64_t> default_extents(const Param& param, Binding binding,
+                                          const Domain& domain) {
+  std::vector<std::int64_t> extents;
+  if (binding == Binding::projection) {
+    // Just wide enough for the domain's highest index in each dimension.
+    for (const Dim& dim : domain.dims())
+      extents.push_back(dim.count == 0 ? 1 : std::max(dim.first, dim.at(dim.count - 1)) + 1);
+  }
+  extents.resize(extents.size() + static_cast<std::size_t>(param.rank), 1);
+  return extents;
+}
+
+// Arguments of the right kinds, types and shapes. Prepare reads no element, so the
+// fields wrap addresses that hold nothing: each its own range, as separate
+// allocations would be, so that the aliasing check sees what an application's would.
+class PlaceholderArgs {
+ public:
+  PlaceholderArgs(Runtime& runtime, const KernelDescription& kernel,
+                  const LaunchDescription& launch, const Domain& domain) {
+    fields_.reserve(kernel.source.signature.size());
+    for (std::size_t i = 0; i < kernel.source.signature.size(); ++i) {
+      const Param& param = kernel.source.signature[i];
+      if (param.kind == ParamKind::index) continue;
+      if (param.kind == ParamKind::scalar) {
+        args_.push_back(zero_of(param.type));
+        continue;
+      }
+      const auto given = launch.extents.find(param.name);
+      const std::vector<std::int64_t> extents =
+          given != launch.extents.end() ? given->second
+                                        : default_extents(param, kernel.bindings[i], domain);
+      fields_.push_back(runtime.wrap_memory(next_address(extents, param.type), param.type, extents,
+                                            {}, param.access == Access::read_write));
+      args_.push_back(fields_.back());
+    }
+  }
+  const std::vector<Arg>& args() const { return args_; }
+
+ private:
+  static Arg zero_of(ElementType type) {
+    switch (type) {
+      case ElementType::f32:
+        return Arg(0.0f);
+      case ElementType::f64:
+        return Arg(0.0);
+      case ElementType::i32:
+        return Arg(std::int32_t{0});
+      case ElementType::i64:
+        return Arg(std::int64_t{0});
+      case ElementType::u32:
+        return Arg(std::uint32_t{0});
+    }
+    return Arg(0.0f);
+  }
+
+  PlaceholderArgs(const PlaceholderArgs&) = delete;
+  PlaceholderArgs& operator=(const PlaceholderArgs&) = delete;
+
+  void* next_address(const std::vector<std::int64_t>& extents, ElementType type) {
+    unsigned __int128 bytes = size_of(type);
+    for (std::int64_t extent : extents) bytes *= static_cast<std::uint64_t>(extent);
+    constexpr unsigned __int128 most = std::uint64_t{1} << 56;
+    if (bytes > most || next_ + bytes > most)
+      throw Error("the fields of a launch in the file need more than 2^56 bytes");
+    const std::uint64_t address = static_cast<std::uint64_t>(next_);
+    next_ = (next_ + bytes + 4095) / 4096 * 4096;
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
+  }
+
+  unsigned __int128 next_ = std::uint64_t{1} << 32;
+  std::vector<Field> fields_;  // reserved up front: args_ point into it
+  std::vector<Arg> args_;
+};
+
+std::string extension_of(const std::string& format) {
+  if (format == "cubin") return ".cubin";
+  if (format == "ptx") return ".ptx";
+  if (format == "amdgpu-code-object") return ".hsaco";
+  if (format == "elf-shared-object") return ".so";
+  return ".bin";
+}
+
+std::string emit(Kernel& kernel, const Domain& domain, const std::vector<Arg>& args,
+                 std::optional<Mode> mode, const std::string& dir) {
+  const StubBinary binary = kernel.binary(domain, args, mode);
+  fs::create_directories(dir);
+  const fs::path path = fs::path(dir) / (binary.entry + "-" + binary.cache_name.substr(0, 16) +
+                                         extension_of(binary.format));
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(binary.bytes.data(), static_cast<std::streamsize>(binary.bytes.size()));
+  if (!out.flush()) throw Error("cannot write " + path.string());
+  return path.string();
+}
+
+int prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_json) {
+  std::vector<KernelDescription> kernels;
+  for (const std::string& file : flags.files) {
+    for (KernelDescription& kernel : read_kernel_list(file)) {
+      if (kernel.launches.empty()) {
+        throw KernelFileError(file + ": kernel '" + kernel.source.name +
+                              "' has no \"launches\" to prepare");
+      }
+      kernels.push_back(std::move(kernel));
+    }
+  }
+  const RuntimeOptions options = options_for(flags.target, cache_dir);
+  std::optional<Runtime> runtime;
+  try {
+    runtime.emplace(options);
+  } catch (const BackendError& error) {
+    throw Error("cannot compile for " + (flags.target.empty() ? "this machine" : flags.target) +
+                ": " + error.what());
+  }
+  if (runtime->cache_dir().empty() && flags.emit_dir.empty()) {
+    throw Error("the disk cache is off (STUBJIT_CACHE=off): prewarm would keep nothing");
+  }
+  json stubs = json::array();
+  std::size_t compiled = 0, cached = 0, empty = 0;
+  for (const KernelDescription& description : kernels) {
+    Kernel kernel = runtime->kernel(description.source);
+    for (std::size_t i = 0; i < description.launches.size(); ++i) {
+      const LaunchDescription& launch = description.launches[i];
+      const std::string where = description.source.name + " launch " + std::to_string(i);
+      try {
+        const Domain domain(launch.domain);
+        const PlaceholderArgs args(*runtime, description, launch, domain);
+        LaunchOptions launch_options;
+        launch_options.mode = launch.mode;
+        const LaunchSummary summary =
+            kernel.prepare_args(domain, args.args().data(), args.args().size(), launch_options);
+        const char* status = summary.dispatches == 0 ? "empty"
+                             : summary.compiled      ? "compiled"
+                                                     : "cached";
+        (summary.dispatches == 0 ? empty : summary.compiled ? compiled : cached) += 1;
+        json stub = {{"kernel", description.source.name},
+                     {"launch", i},
+                     {"domain", domain.to_string()},
+                     {"mode", name_of(summary.mode)},
+                     {"rank", summary.rank},
+                     {"dispatches", summary.dispatches},
+                     {"status", status}};
+        if (!flags.emit_dir.empty() && summary.dispatches > 0)
+          stub["binary"] = emit(kernel, domain, args.args(), launch.mode, flags.emit_dir);
+        if (!as_json) {
+          std::printf("%-8s %s %s %s r%d (%zu dispatch%s)%s%s\n", status,
+                      description.source.name.c_str(), domain.to_string().c_str(),
+                      name_of(summary.mode), summary.rank, summary.dispatches,
+                      summary.dispatches == 1 ? "" : "es", stub.contains("binary") ? " -> " : "",
+                      stub.contains("binary") ? stub["binary"].get<std::string>().c_str() : "");
+        }
+        stubs.push_back(std::move(stub));
+      } catch (const CompileError& error) {
+        throw Error(where + ": " + error.what() + "\n" + error.log());
+      } catch (const Error& error) {
+        throw Error(where + ": " + error.what());
+      }
+    }
+  }
+  if (as_json) {
+    const json out = {{"backend", runtime->backend_name()},
+                      {"target", runtime->target_id()},
+                      {"compiler", runtime->compiler_id()},
+                      {"cache_dir", runtime->cache_dir()},
+                      {"compiled", compiled},
+                      {"cached", cached},
+                      {"empty", empty},
+                      {"stubs", stubs}};
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("%zu compiled, %zu already cached, %zu empty; %s %s (%s), cache %s\n", compiled,
+                cached, empty, runtime->backend_name().c_str(), runtime->target_id().c_str(),
+                runtime->compiler_id().c_str(),
+                runtime->cache_dir().empty() ? "off" : runtime->cache_dir().c_str());
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+void add_prewarm_command(CLI::App& cache, const GlobalFlags& global,
+                         std::shared_ptr<const std::string> cache_dir, Action& action) {
+  auto flags = std::make_shared<PrewarmFlags>();  // owned by the callback below
+  CLI::App* command = cache.add_subcommand(
+      "prewarm", "Compile the stubs that kernel files' launches need, running nothing");
+  command->add_option("files", flags->files, "Kernel description files (JSON) with \"launches\"")
+      ->required();
+  command->add_option("--target", flags->target,
+                      "host, sm_XY, compute_XY or gfxNNN (default: this machine's backend)");
+  command->add_option("--emit", flags->emit_dir, "Also write each stub's binary into DIR");
+  command->callback([&global, &action, flags, cache_dir] {
+    action = [&global, flags, cache_dir] { return prewarm(*flags, *cache_dir, global.json); };
+  });
+}
+
+}  // namespace stubjit::tool
