@@ -105,8 +105,8 @@ struct LaunchSummary {
 
 // A compiled stub's bytes, as the runtime's backend made them (Kernel::binary).
 struct StubBinary {
-  // "cubin" or "ptx" (CUDA), "amdgpu-code-object" (HIP), the CPU backend's object or
-  // shared-object format: an ELF file for the host's machine.
+  // "cubin" or "ptx" (CUDA), "amdgpu-code-object" (HIP), "elf-shared-object" (CPU: an
+  // ELF shared object for the host's machine).
   std::string format;
   std::string target;  // the toolchain's target id, e.g. "sm_90", "gfx90a"
   std::string entry;   // the stub's entry point (an extern "C" symbol of the binary)
