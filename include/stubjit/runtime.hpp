@@ -131,8 +131,12 @@ class STUBJIT_API Runtime {
   // Waits for all work of this runtime.
   void synchronize();
 
+  // Waits for this runtime's pending disk-cache writes first (they run in the
+  // background), so that disk_writes counts every entry compiled so far.
   CacheCounters counters() const;
-  // Root of the disk cache this runtime uses; empty when it runs memory-only.
+  // Root of the disk cache this runtime uses; empty when it runs memory-only. The
+  // cache is opened by the first launch; asked before that, this opens it, so that
+  // an unusable root gives "".
   std::string cache_dir() const;
 
  private:

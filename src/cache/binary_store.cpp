@@ -19,7 +19,8 @@ class MemoryStore final : public BinaryStore {
     return {Found::hit, it->second->binary};
   }
 
-  bool put(const DiskKey& key, const Binary& binary) override {
+  bool put(const DiskKey& key, const std::shared_ptr<const Binary>& binary,
+           const std::shared_ptr<const void>&) override {
     if (capacity_ == 0) return false;
     std::lock_guard<std::mutex> lock(mutex_);
     if (const auto it = index_.find(key.name); it != index_.end()) {
@@ -47,7 +48,7 @@ class MemoryStore final : public BinaryStore {
   struct Entry {
     std::string name;
     std::string text;
-    Binary binary;
+    std::shared_ptr<const Binary> binary;
   };
   const std::size_t capacity_;
   std::mutex mutex_;
@@ -70,7 +71,7 @@ BinaryChain::Found BinaryChain::find(const DiskKey& key) {
       found.rejected = true;
     }
     if (lookup.found != BinaryStore::Found::hit) continue;
-    for (std::size_t j = 0; j < i; ++j) stores_[j]->put(key, lookup.binary);
+    for (std::size_t j = 0; j < i; ++j) stores_[j]->put(key, lookup.binary, nullptr);
     found.binary = std::move(lookup.binary);
     found.store = i;
     return found;
@@ -86,9 +87,13 @@ std::vector<std::unique_ptr<BuildLock>> BinaryChain::lock_for_build(const DiskKe
   return locks;
 }
 
-void BinaryChain::put(const DiskKey& key, const Binary& binary) {
+void BinaryChain::put(const DiskKey& key, const std::shared_ptr<const Binary>& binary,
+                      std::vector<std::unique_ptr<BuildLock>> locks) {
+  const auto hold =
+      std::make_shared<const std::vector<std::unique_ptr<BuildLock>>>(std::move(locks));
   for (const auto& store : stores_) {
-    if (store->put(key, binary)) store->counters().writes.fetch_add(1, std::memory_order_relaxed);
+    if (store->put(key, binary, hold))
+      store->counters().writes.fetch_add(1, std::memory_order_relaxed);
   }
 }
 

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,13 +39,18 @@ class BinaryStore {
   enum class Found : std::uint8_t { hit, miss, rejected };
   struct Lookup {
     Found found = Found::miss;
-    Binary binary;  // on hit
+    std::shared_ptr<const Binary> binary;  // on hit
   };
   // A hit only for a binary stored under exactly this key and intact; anything else
   // found under the key's name is rejected (and replaced by the next put).
   virtual Lookup find(const DiskKey& key) = 0;
-  // Keeps `binary` under `key`; false when the store could not (it says why itself).
-  virtual bool put(const DiskKey& key, const Binary& binary) = 0;
+  // Keeps `binary` under `key` (shared, not copied). True when the store took it now;
+  // false when it could not (it says why itself) or will finish later (the disk store
+  // writes in the background and counts the write itself once done). A store that
+  // finishes later keeps `hold` (the key's build locks) until the binary is where
+  // other processes find it; `hold` is released once no store keeps it.
+  virtual bool put(const DiskKey& key, const std::shared_ptr<const Binary>& binary,
+                   const std::shared_ptr<const void>& hold) = 0;
   // A binary this store returned turned out not to be loadable: forget and report it.
   virtual void reject(const DiskKey& key, const std::string& why) = 0;
   // The cross-process build lock of `key`; null for a store private to the process.
@@ -72,17 +76,19 @@ class BinaryChain {
   BinaryStore& store(std::size_t i) { return *stores_[i]; }
 
   struct Found {
-    std::optional<Binary> binary;
-    std::size_t store = 0;  // which store had it
-    bool rejected = false;  // a store held something under the key that it refused
+    std::shared_ptr<const Binary> binary;  // null: no store had it
+    std::size_t store = 0;                 // which store had it
+    bool rejected = false;                 // a store held something under the key that it refused
   };
   // The first store's hit, copied into the stores before it. Stores that rejected
   // what they held are counted as such.
   Found find(const DiskKey& key);
   // Every store's build lock (those that have one).
   std::vector<std::unique_ptr<BuildLock>> lock_for_build(const DiskKey& key);
-  // Into every store.
-  void put(const DiskKey& key, const Binary& binary);
+  // Into every store; `locks` (from lock_for_build) are released once every store
+  // has put the binary where other processes find it, which may be after this returns.
+  void put(const DiskKey& key, const std::shared_ptr<const Binary>& binary,
+           std::vector<std::unique_ptr<BuildLock>> locks);
 
  private:
   std::vector<std::unique_ptr<BinaryStore>> stores_;

@@ -146,7 +146,10 @@ bool DiskCache::store(const DiskKey& key, const Binary& binary) {
   }
   const std::string directory = settings_.root + "/" + key.directory;
   const std::vector<char> entry = encode_entry(key.text, binary);
-  const std::string error = publish_file(directory, key.name + entry_suffix, entry);
+  // Not synced: an entry a power loss damaged fails its checksum on load and is
+  // compiled again (docs/cache.md, "Durability").
+  const std::string error =
+      publish_file(directory, key.name + entry_suffix, entry, Durability::unsynced);
   if (!error.empty()) {
     warn_once("write", "cannot write to the disk cache (" + error +
                            "); stubs that are not on disk yet stay in memory only");

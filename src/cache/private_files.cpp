@@ -123,7 +123,7 @@ void mark_used(const std::string& path) noexcept {
 }
 
 std::string publish_file(const std::string& directory, const std::string& name,
-                         const std::vector<char>& bytes) {
+                         const std::vector<char>& bytes, Durability durability) {
   std::string temporary = directory + "/" + temporary_prefix + name + ".XXXXXX";
   Descriptor fd(::mkostemp(temporary.data(), O_CLOEXEC));  // mode 0600
   if (fd.get() < 0) return "cannot create a file in " + directory + ": " + errno_text(errno);
@@ -139,9 +139,9 @@ std::string publish_file(const std::string& directory, const std::string& name,
     if (put < 0) return fail("cannot write");
     done += static_cast<std::size_t>(put);
   }
-  // Data on disk before the name points at it: a crash leaves the old entry or the
-  // new one, never a named file with missing blocks.
-  if (::fsync(fd.get()) != 0) return fail("cannot fsync");
+  // Synced: data on disk before the name points at it, so a power loss leaves the
+  // old file or the new one, never a named file with missing blocks.
+  if (durability == Durability::synced && ::fsync(fd.get()) != 0) return fail("cannot fsync");
   if (::close(fd.release()) != 0) return fail("cannot close");
   const std::string final_path = directory + "/" + name;
   if (::rename(temporary.c_str(), final_path.c_str()) != 0) return fail("cannot rename");

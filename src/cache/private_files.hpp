@@ -35,11 +35,24 @@ ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes);
 // `stubjit cache clear --older-than` read). Best effort.
 void mark_used(const std::string& path) noexcept;
 
-// Writes `bytes` to a unique temporary file in `directory`, fsyncs it and renames it
-// to `directory/name`: readers see the old file or the new one, never a partial one.
+// Whether publish_file waits for the data to reach the disk before the rename.
+enum class Durability : std::uint8_t {
+  // No fsync: a crash of the process loses nothing written, a crash of the machine
+  // (power loss) may leave the new name with missing or stale blocks. For files whose
+  // damage is detected on read and costs nothing but a rebuild: cache entries carry
+  // a checksum (docs/cache.md, "Durability").
+  unsynced,
+  // fsync before the rename: after a power loss the name holds the old file or the
+  // new one, whole. For files that cannot be checked on read (the cache tag).
+  synced,
+};
+
+// Writes `bytes` to a unique temporary file in `directory` and renames it to
+// `directory/name`: readers see the old file or the new one, never a partial one.
 // "" on success, otherwise the error.
 std::string publish_file(const std::string& directory, const std::string& name,
-                         const std::vector<char>& bytes);
+                         const std::vector<char>& bytes,
+                         Durability durability = Durability::synced);
 
 // Temporary files publish_file creates start with this prefix.
 inline constexpr const char* temporary_prefix = ".tmp-";

@@ -54,7 +54,10 @@ CacheCounters Runtime::counters() const {
   counters.compile_failures = state_->compile_failures.load(std::memory_order_relaxed);
   counters.memory_hits = state_->memory_hits.total();
   counters.launches = state_->launches.total();
-  if (const detail::DiskStore* disk = state_->disk) {
+  if (detail::DiskStore* disk = state_->disk) {
+    // Pending writes first, so that disk_writes counts every entry this runtime has
+    // compiled so far (and the entries are on disk when it says so).
+    disk->flush();
     counters.disk_hits = disk->counters().hits.load(std::memory_order_relaxed);
     counters.disk_writes = disk->counters().writes.load(std::memory_order_relaxed);
     counters.disk_rejected = disk->counters().rejected.load(std::memory_order_relaxed);
@@ -62,6 +65,8 @@ CacheCounters Runtime::counters() const {
   return counters;
 }
 
-std::string Runtime::cache_dir() const { return state_->disk ? state_->disk->cache().root() : ""; }
+// Opens the disk cache if no launch has yet, so that the answer is true: "" when the
+// root turns out to be unusable.
+std::string Runtime::cache_dir() const { return state_->disk ? state_->disk->root() : ""; }
 
 }  // namespace stubjit

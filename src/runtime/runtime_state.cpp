@@ -169,10 +169,14 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
   // again loads without the compiler or the disk, even with no stubs kept loaded.
   const std::size_t kept = stub_cache_capacity > SIZE_MAX / 4 ? SIZE_MAX : 4 * stub_cache_capacity;
   binaries.add(make_memory_store(std::max(kept, KernelStubs::capacity)));
-  if (std::unique_ptr<DiskCache> cache = DiskCache::open(resolve_cache_settings(options))) {
-    auto store = std::make_unique<DiskStore>(std::move(cache));
+  // The disk cache is opened by its first use (DiskStore), not here: a runtime that
+  // never compiles or looks up a stub never touches the disk.
+  if (DiskCacheSettings settings = resolve_cache_settings(options); settings.enabled) {
+    auto store = std::make_unique<DiskStore>(std::move(settings));
     disk = store.get();
     binaries.add(std::move(store));
+  } else {
+    logger().debug("disk cache off ({})", settings.disabled_reason);
   }
   logger().debug("runtime on backend {} ({}), target {}, compiler {}", backend_name,
                  device ? device->description() : "compile-only: " + no_device,

@@ -47,9 +47,10 @@ class RuntimeState {
   // those a Kernel holds (RuntimeOptions::memory_cache_stubs).
   std::size_t stub_cache_capacity = 0;
   SingleFlightCache<StubKey, LoadedStub> stubs;
-  // Binaries of this runtime's target: memory, then disk when there is one.
+  // Binaries of this runtime's target: memory, then disk when there is one. Its
+  // destruction waits for the disk store's pending writes.
   BinaryChain binaries;
-  DiskStore* disk = nullptr;  // the chain's disk store; null: memory-only
+  DiskStore* disk = nullptr;  // the chain's disk store, maybe not opened yet; null: memory-only
 
   std::atomic<std::uint64_t> compiles{0};
   std::atomic<std::uint64_t> compile_failures{0};

@@ -105,7 +105,7 @@ std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const Kernel
   // One compile per key across processes: whoever holds the key's lock compiles;
   // the others wait, then find the entry. After a rejected entry we compile without
   // looking again (the same bad bytes would be reported twice).
-  const std::vector<std::unique_ptr<BuildLock>> locks = runtime.binaries.lock_for_build(key);
+  std::vector<std::unique_ptr<BuildLock>> locks = runtime.binaries.lock_for_build(key);
   bool waited = false;
   for (const auto& lock : locks) waited = waited || lock->held();
   if (waited && !rejected) {
@@ -113,11 +113,13 @@ std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const Kernel
     if (found.binary && load_found(runtime, key, found, *loaded)) return loaded;
   }
   // Stored before it is loaded: waiters get it sooner, and a runtime that can compile
-  // but not load (compile-only on a build machine) still fills the cache.
-  const Binary binary = compile(runtime, stub, source.name);
+  // but not load (compile-only on a build machine) still fills the cache. The disk
+  // write happens in the background; the locks go with it and are released once the
+  // entry is on disk, so a process waiting on them finds it there.
+  const auto binary = std::make_shared<const Binary>(compile(runtime, stub, source.name));
   ran_compiler = true;
-  runtime.binaries.put(key, binary);
-  load(runtime, binary, *loaded);
+  runtime.binaries.put(key, binary, std::move(locks));
+  load(runtime, *binary, *loaded);
   return loaded;
 }
 

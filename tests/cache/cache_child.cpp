@@ -7,12 +7,30 @@
 // The disk cache comes from the environment (STUBJIT_CACHE_DIR), as in any application.
 //
 //   stubjit_cache_child suite              the shared test kernels, several modes/ranks
-//   stubjit_cache_child many COUNT START   COUNT distinct kernels, beginning at START
+//   stubjit_cache_child many COUNT START [END [FILE_LIMIT]]
+//                                          COUNT distinct kernels, beginning at START
+//
+// END says how the process ends (the disk writes of its compiles may still be pending
+// then; none of the endings but the first asks for the counters, which would wait
+// for them):
+//   destroy   the runtime is destroyed, then main returns (the default)
+//   exit      std::exit(0) with the runtime alive: prints results and digest only
+//   leak      the runtime is leaked and main returns: prints results and digest only
+//   fork      forks with the runtime alive; the child calls std::exit(0) at once and
+//             the parent prints child_exit=CODE, then ends as `exit`
+// FILE_LIMIT (bytes, RLIMIT_FSIZE, SIGXFSZ ignored): no file of this process grows
+// past it, so that cache entries cannot be written while the small files can.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -221,25 +239,55 @@ Mappings read_mappings() {
   return found;
 }
 
+// Ends the process without destroying `runtime` (see END above); returns main's
+// status for `leak`.
+int end_with_runtime_alive(const std::string& end, std::unique_ptr<Runtime> runtime,
+                           const Checker& check) {
+  if (end == "fork") {
+    std::fflush(stdout);
+    const pid_t child = ::fork();
+    if (child == 0) std::exit(0);  // static destructors run in the child: it must not hang
+    int status = 0;
+    const bool waited = child > 0 && ::waitpid(child, &status, 0) == child;
+    std::printf("child_exit=%d ", waited && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  }
+  std::printf("digest=%016" PRIx64 " results=%s\n", check.digest.value(),
+              check.wrong == 0 ? "ok" : "wrong");
+  std::fflush(stdout);
+  const int status = check.wrong == 0 ? 0 : 1;
+  if (end != "leak") std::exit(status);
+  // Deliberately never destroyed: its pending disk writes are the process's to finish.
+  static_cast<void>(runtime.release());
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "";
-  if (what != "suite" && !(what == "many" && argc == 4)) {
-    std::fprintf(stderr, "usage: %s suite | many COUNT START\n", argv[0]);
+  const std::string end = argc > 4 ? argv[4] : "destroy";
+  if (what != "suite" && !(what == "many" && argc >= 4 && argc <= 6)) {
+    std::fprintf(stderr, "usage: %s suite | many COUNT START [END [FILE_LIMIT]]\n", argv[0]);
     return 2;
+  }
+  if (argc > 5) {
+    std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+    const rlim_t limit = std::strtoull(argv[5], nullptr, 10);
+    const rlimit file_size{limit, limit};
+    if (::setrlimit(RLIMIT_FSIZE, &file_size) != 0) return 4;
   }
   try {
     RuntimeOptions options;
     options.backend = "cpu";
-    Runtime runtime(options);
+    auto runtime = std::make_unique<Runtime>(options);
     Checker check;
     if (what == "suite") {
-      run_suite(runtime, check);
+      run_suite(*runtime, check);
     } else {
-      run_many(runtime, check, std::atoi(argv[2]), std::atoi(argv[3]));
+      run_many(*runtime, check, std::atoi(argv[2]), std::atoi(argv[3]));
     }
-    const CacheCounters c = runtime.counters();
+    if (end != "destroy") return end_with_runtime_alive(end, std::move(runtime), check);
+    const CacheCounters c = runtime->counters();
     const Mappings mapped = read_mappings();
     std::printf("compiles=%" PRIu64 " disk_hits=%" PRIu64 " disk_writes=%" PRIu64
                 " disk_rejected=%" PRIu64 " digest=%016" PRIx64

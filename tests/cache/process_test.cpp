@@ -119,5 +119,60 @@ TEST(ConcurrentEviction, ReadersNeverSeeADamagedEntry) {
   EXPECT_LE(total, 12u << 10);  // every writer evicts after its write
 }
 
+// A process that ends with its runtime alive — std::exit, main returning with the
+// runtime leaked, or after forking a child that calls std::exit — still leaves every
+// entry it compiled on disk: the background writer is drained at exit. The forked
+// child exits at once (it has no writer thread to wait for, and does not write the
+// parent's entries).
+TEST(BackgroundWrites, AProcessEndingWithItsRuntimeAliveLeavesItsEntries) {
+  for (const std::string end : {"exit", "leak", "fork"}) {
+    TempDir cache, scratch;
+    const ChildReport cold = run_child(cache, scratch, {"many", "6", "0", end}, end + ".txt");
+    ASSERT_EQ(cold.exit_code, 0) << end << ": " << cold.output << cold.errors;
+    EXPECT_EQ(cold.fields.at("results"), "ok") << end;
+    if (end == "fork") {
+      EXPECT_EQ(cold.fields.at("child_exit"), "0");
+    }
+    EXPECT_EQ(cold.errors, "") << end;
+    const std::vector<DiskCacheEntry> entries = list_disk_cache(cache.path(), true);
+    EXPECT_EQ(entries.size(), 6u) << end;
+    for (const DiskCacheEntry& entry : entries) EXPECT_TRUE(entry.valid) << entry.problem;
+
+    const ChildReport warm = run_child(cache, scratch, {"many", "6", "0"}, end + "-warm.txt");
+    ASSERT_EQ(warm.exit_code, 0) << end << ": " << warm.output << warm.errors;
+    EXPECT_EQ(warm.number("compiles"), 0u) << end;
+    EXPECT_EQ(warm.number("disk_hits"), 6u) << end;
+    EXPECT_EQ(warm.fields.at("digest"), cold.fields.at("digest")) << end;
+  }
+}
+
+// A write that fails in the background (here: no file of the process may grow past
+// 2 KiB, so entries cannot be written while lock files and the log can) is reported
+// once, and the run goes on in memory with the right results.
+TEST(BackgroundWrites, AFailedWriteIsReportedOnceAndTheRunGoesOn) {
+  TempDir cache, scratch;
+  // The root is claimed and tagged first, by a process without the limit.
+  const ChildReport claim = run_child(cache, scratch, {"many", "1", "0"}, "claim.txt");
+  ASSERT_EQ(claim.exit_code, 0) << claim.output << claim.errors;
+  ASSERT_GT(list_disk_cache(cache.path(), true).at(0).bytes, 2048u)
+      << "entries must be larger than the limit for this test to mean anything";
+
+  const ChildReport limited =
+      run_child(cache, scratch, {"many", "5", "0", "destroy", "2048"}, "limited.txt");
+  ASSERT_EQ(limited.exit_code, 0) << limited.output << limited.errors;
+  EXPECT_EQ(limited.fields.at("results"), "ok");
+  EXPECT_EQ(limited.number("disk_hits"), 1u);  // add0, from the first process
+  EXPECT_EQ(limited.number("compiles"), 4u);
+  EXPECT_EQ(limited.number("disk_writes"), 0u);
+  std::size_t warnings = 0;
+  for (std::size_t at = limited.errors.find("[warning]"); at != std::string::npos;
+       at = limited.errors.find("[warning]", at + 1))
+    ++warnings;
+  EXPECT_EQ(warnings, 1u) << limited.errors;
+  EXPECT_NE(limited.errors.find("cannot write to the disk cache"), std::string::npos)
+      << limited.errors;
+  EXPECT_EQ(list_disk_cache(cache.path(), true).size(), 1u);
+}
+
 }  // namespace
 }  // namespace stubjit

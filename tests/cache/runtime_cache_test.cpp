@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -77,7 +78,7 @@ TEST(DiskCacheRelativeRoot, StaysWhereTheRuntimeOpenedIt) {
   EXPECT_EQ(runtime.cache_dir(), (fs::path(first.path()) / "relcache").string());
   fs::current_path(second.path());
   run_saxpy(runtime, 1);
-  EXPECT_EQ(runtime.counters().disk_writes, 1u);
+  EXPECT_EQ(runtime.counters().disk_writes, 1u);  // counters() waits for pending writes
   EXPECT_EQ(list_disk_cache(first / "relcache", true).size(), 1u);
   EXPECT_FALSE(fs::exists(second / "relcache"));
 }
@@ -141,8 +142,10 @@ TEST_F(DiskCacheRuntime, SecondRuntimeLoadsFromDiskWithoutCompiling) {
 }
 
 TEST_F(DiskCacheRuntime, LayoutAndPermissions) {
-  Runtime runtime(on_disk(dir_ / "root"));
-  run_saxpy(runtime, 2);
+  {
+    Runtime runtime(on_disk(dir_ / "root"));
+    run_saxpy(runtime, 2);
+  }  // entries are written in the background, and on disk once the runtime is gone
   const std::vector<DiskCacheEntry> entries = list_disk_cache(dir_ / "root", true);
   ASSERT_EQ(entries.size(), 1u);
   const fs::path relative(entries[0].directory);
@@ -171,11 +174,11 @@ TEST_P(DamagedEntry, IsRecompiledReportedOnceAndReplaced) {
     Runtime writer(on_disk(dir_.path()));
     run_saxpy(writer, 1);
     run_saxpy(writer, 2);
-    const std::vector<DiskCacheEntry> entries = list_disk_cache(dir_.path(), false);
-    ASSERT_EQ(entries.size(), 2u);
-    victim = entry_in(entries, "direct-r1").path;
-    other = entry_in(entries, "direct-r2").path;
-  }
+  }  // entries are on disk once the runtime is gone
+  const std::vector<DiskCacheEntry> entries = list_disk_cache(dir_.path(), false);
+  ASSERT_EQ(entries.size(), 2u);
+  victim = entry_in(entries, "direct-r1").path;
+  other = entry_in(entries, "direct-r2").path;
   GetParam().second(victim, other);
 
   testing::internal::CaptureStderr();
@@ -240,6 +243,15 @@ INSTANTIATE_TEST_SUITE_P(
                        })),
         std::make_pair("zero_length", Damage([](const std::string& victim, const std::string&) {
                          write_bytes(victim, {});
+                       })),
+        // What a power loss can leave of an entry renamed without fsync: the name and
+        // the length, with blocks that never reached the disk reading as zeros.
+        std::make_pair("torn_zeroed_tail",
+                       Damage([](const std::string& victim, const std::string&) {
+                         std::vector<char> bytes = read_bytes(victim);
+                         std::fill(bytes.begin() + static_cast<long>(bytes.size() / 2), bytes.end(),
+                                   '\0');
+                         write_bytes(victim, bytes);
                        })),
         std::make_pair("world_writable_entry",
                        Damage([](const std::string& victim, const std::string&) {
@@ -345,8 +357,8 @@ TEST_F(DiskCacheRuntime, DefaultLocationFollowsXdgThenHome) {
     Runtime runtime(options);
     EXPECT_EQ(runtime.cache_dir(), dir_ / "xdg/stubjit");
     run_saxpy(runtime, 1);
-    EXPECT_EQ(list_disk_cache(dir_ / "xdg/stubjit", false).size(), 1u);
   }
+  EXPECT_EQ(list_disk_cache(dir_ / "xdg/stubjit", false).size(), 1u);
   ScopedEnv xdg("XDG_CACHE_HOME", std::nullopt);
   ScopedEnv home("HOME", dir_ / "home");
   RuntimeOptions options;
@@ -379,8 +391,10 @@ TEST_F(DiskCacheRuntime, SizeCapEvictsLeastRecentlyUsed) {
   std::uint64_t entry_bytes = 0;
   {
     TempDir probe;
-    Runtime runtime(on_disk(probe.path()));
-    launch_numbered(runtime, 0);
+    {
+      Runtime runtime(on_disk(probe.path()));
+      launch_numbered(runtime, 0);
+    }
     entry_bytes = list_disk_cache(probe.path(), false).at(0).bytes;
   }
   RuntimeOptions options = on_disk(dir_.path());
@@ -408,8 +422,8 @@ TEST_F(DiskCacheRuntime, CompilesAnywayWhenTheLockCannotBeHad) {
   {
     Runtime writer(on_disk(dir_.path()));
     run_saxpy(writer, 1);
-    entry = list_disk_cache(dir_.path(), false).at(0).path;
   }
+  entry = list_disk_cache(dir_.path(), false).at(0).path;
   const std::string lock_path = fs::path(entry).replace_extension(".lock").string();
   ASSERT_EQ(::unlink(entry.c_str()), 0);
   const int held = ::open(lock_path.c_str(), O_RDWR | O_CREAT, 0600);
@@ -496,6 +510,78 @@ TEST_F(DiskCacheRuntime, FailedCompilesStoreNothing) {
   Field y = runtime.allocate<float>({4});
   EXPECT_THROW(broken.launch(Domain{4}, y), CompileError);
   EXPECT_TRUE(list_disk_cache(dir_.path(), false).empty());
+  EXPECT_EQ(runtime.counters().disk_writes, 0u);
+}
+
+// Entries are written in the background; a destroyed runtime has written them all. (No
+// counters() before the end: it would wait for the writes itself.)
+TEST_F(DiskCacheRuntime, EntriesAreOnDiskOnceTheRuntimeIsGone) {
+  {
+    Runtime first(on_disk(dir_.path()));
+    for (int j = 0; j < 4; ++j) launch_numbered(first, j);
+  }
+  const std::vector<DiskCacheEntry> entries = list_disk_cache(dir_.path(), true);
+  EXPECT_EQ(entries.size(), 4u);
+  for (const DiskCacheEntry& entry : entries) EXPECT_TRUE(entry.valid) << entry.problem;
+  Runtime second(on_disk(dir_.path()));
+  for (int j = 0; j < 4; ++j) launch_numbered(second, j);
+  EXPECT_EQ(second.counters().compiles, 0u);
+  EXPECT_EQ(second.counters().disk_hits, 4u);
+}
+
+// The compile lock of a key stays held until its entry is on disk: a second runtime
+// (as another process would) that asks for the stub right after the first one
+// compiled it waits for the entry and loads it, whether the write was done or not.
+TEST_F(DiskCacheRuntime, AStubJustCompiledIsFoundByTheNextRuntime) {
+  Runtime first(on_disk(dir_.path()));
+  Runtime second(on_disk(dir_.path()));
+  for (int j = 0; j < 6; ++j) {
+    launch_numbered(first, j);
+    launch_numbered(second, j);
+  }
+  EXPECT_EQ(first.counters().compiles, 6u);
+  EXPECT_EQ(second.counters().compiles, 0u);
+  EXPECT_EQ(second.counters().disk_hits, 6u);
+  EXPECT_EQ(first.counters().disk_writes, 6u);
+}
+
+// Constructing a runtime touches no disk: the cache is opened by the first launch,
+// or by cache_dir(), which opens it to give a true answer.
+TEST_F(DiskCacheRuntime, OpensOnFirstUseNotOnConstruction) {
+  const std::string root = dir_ / "not/yet/there";
+  {
+    Runtime runtime(on_disk(root));
+    EXPECT_FALSE(fs::exists(dir_ / "not"));
+    EXPECT_EQ(runtime.counters().disk_writes, 0u);  // counters do not open it
+    EXPECT_FALSE(fs::exists(dir_ / "not"));
+    run_saxpy(runtime, 1);
+    EXPECT_TRUE(fs::exists(root + "/CACHEDIR.TAG"));
+  }
+  EXPECT_EQ(list_disk_cache(root, true).size(), 1u);
+
+  const std::string asked = dir_ / "asked";
+  Runtime runtime(on_disk(asked));
+  EXPECT_FALSE(fs::exists(asked));
+  EXPECT_EQ(runtime.cache_dir(), asked);
+  EXPECT_TRUE(fs::exists(asked + "/CACHEDIR.TAG"));
+}
+
+// A root that cannot be created costs nothing and says nothing until it is needed;
+// then it is reported once and the runtime goes on in memory.
+TEST_F(DiskCacheRuntime, AnUnusableRootIsReportedAtFirstUse) {
+  const std::string file = dir_ / "not-a-directory";
+  std::ofstream(file) << "x";
+  testing::internal::CaptureStderr();
+  Runtime runtime(on_disk(file + "/stubjit"));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  testing::internal::CaptureStderr();
+  run_saxpy(runtime, 1);
+  run_saxpy(runtime, 2);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(count_of(log, "[warning]"), 1u) << log;
+  EXPECT_NE(log.find("memory only"), std::string::npos) << log;
+  EXPECT_EQ(runtime.cache_dir(), "");
+  EXPECT_EQ(runtime.counters().compiles, 2u);
   EXPECT_EQ(runtime.counters().disk_writes, 0u);
 }
 
