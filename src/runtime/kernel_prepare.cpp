@@ -62,14 +62,14 @@ detail::Binary binary_of(detail::RuntimeState& runtime, const KernelSource& sour
   entry = stub.entry;
   cache_name = key.name;
   detail::BinaryChain::Found found = runtime.binaries.find(key);
-  if (found.binary) return std::move(*found.binary);
+  if (found.binary) return *found.binary;
   detail::logger().debug("compiling {} again for its bytes (no store kept them)", stub.entry);
   const detail::CompileJob job{stub.source, stub.file_name, stub.entry, source.name,
                                runtime.compiler_options};
-  detail::Binary binary = runtime.toolchain->compile(job);
+  auto binary = std::make_shared<const detail::Binary>(runtime.toolchain->compile(job));
   runtime.compiles.fetch_add(1, std::memory_order_relaxed);
-  runtime.binaries.put(key, binary);
-  return binary;
+  runtime.binaries.put(key, binary, {});
+  return *binary;
 }
 
 void refuse_empty(const Domain& domain) {
