@@ -7,7 +7,7 @@
 // The disk cache comes from the environment (STUBJIT_CACHE_DIR), as in any application.
 //
 //   stubjit_cache_child suite              the shared test kernels, several modes/ranks
-//   stubjit_cache_child many COUNT START [END [FILE_LIMIT]]
+//   stubjit_cache_child many COUNT START [END [FILE_LIMIT [PADDING]]]
 //                                          COUNT distinct kernels, beginning at START
 //
 // END says how the process ends (the disk writes of its compiles may still be pending
@@ -18,8 +18,12 @@
 //   leak      the runtime is leaked and main returns: prints results and digest only
 //   fork      forks with the runtime alive; the child calls std::exit(0) at once and
 //             the parent prints child_exit=CODE, then ends as `exit`
-// FILE_LIMIT (bytes, RLIMIT_FSIZE, SIGXFSZ ignored): no file of this process grows
-// past it, so that cache entries cannot be written while the small files can.
+// FILE_LIMIT (bytes, RLIMIT_FSIZE, SIGXFSZ ignored; 0: none): no file of this process
+// grows past it. PADDING (bytes): each kernel carries a comment this long in its
+// helpers, which is part of its cache key and so of its entry, not of its binary. With
+// PADDING above FILE_LIMIT, cache entries cannot be written while the compiler's
+// files and the sealed memory files that stubs are loaded from (no larger than a
+// binary) can.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -190,20 +194,21 @@ void run_suite(Runtime& rt, Checker& check) {
 }
 
 // Kernel j adds j: distinct source, so distinct cache keys.
-KernelSource numbered_kernel(int j) {
+KernelSource numbered_kernel(int j, std::size_t padding) {
   return {"add" + std::to_string(j),
           {scalar<float>("a"), in<float>("x"), inout<float>("y")},
-          "y = a * x + y + " + std::to_string(j) + ".0f;"};
+          "y = a * x + y + " + std::to_string(j) + ".0f;",
+          padding ? "// " + std::string(padding, 'p') + "\n" : std::string()};
 }
 
-void run_many(Runtime& rt, Checker& check, int count, int start) {
+void run_many(Runtime& rt, Checker& check, int count, int start, std::size_t padding) {
   Field x = rt.allocate<float>({256});
   Field y = rt.allocate<float>({256});
   x.copy_from(iota_f(256, 1.0f));
   for (int n = 0; n < count; ++n) {
     const int j = (start + n) % count;
     y.copy_from(std::vector<float>(256, 1.0f));
-    rt.kernel(numbered_kernel(j)).launch(Domain{256}, 2.0f, x, y);
+    rt.kernel(numbered_kernel(j, padding)).launch(Domain{256}, 2.0f, x, y);
     std::vector<float> want(256);
     for (std::size_t i = 0; i < 256; ++i) want[i] = 2.0f * static_cast<float>(i) + 1.0f + j;
     check.expect(("add" + std::to_string(j)).c_str(), y.to_vector<float>(), want);
@@ -266,11 +271,13 @@ int end_with_runtime_alive(const std::string& end, std::unique_ptr<Runtime> runt
 int main(int argc, char** argv) {
   const std::string what = argc > 1 ? argv[1] : "";
   const std::string end = argc > 4 ? argv[4] : "destroy";
-  if (what != "suite" && !(what == "many" && argc >= 4 && argc <= 6)) {
-    std::fprintf(stderr, "usage: %s suite | many COUNT START [END [FILE_LIMIT]]\n", argv[0]);
+  if (what != "suite" && !(what == "many" && argc >= 4 && argc <= 7)) {
+    std::fprintf(stderr, "usage: %s suite | many COUNT START [END [FILE_LIMIT [PADDING]]]\n",
+                 argv[0]);
     return 2;
   }
-  if (argc > 5) {
+  const std::size_t padding = argc > 6 ? std::strtoull(argv[6], nullptr, 10) : 0;
+  if (argc > 5 && std::strtoull(argv[5], nullptr, 10) != 0) {
     std::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
     const rlim_t limit = std::strtoull(argv[5], nullptr, 10);
     const rlimit file_size{limit, limit};
@@ -284,7 +291,7 @@ int main(int argc, char** argv) {
     if (what == "suite") {
       run_suite(*runtime, check);
     } else {
-      run_many(*runtime, check, std::atoi(argv[2]), std::atoi(argv[3]));
+      run_many(*runtime, check, std::atoi(argv[2]), std::atoi(argv[3]), padding);
     }
     if (end != "destroy") return end_with_runtime_alive(end, std::move(runtime), check);
     const CacheCounters c = runtime->counters();

@@ -152,13 +152,17 @@ TEST(BackgroundWrites, AProcessEndingWithItsRuntimeAliveLeavesItsEntries) {
 TEST(BackgroundWrites, AFailedWriteIsReportedOnceAndTheRunGoesOn) {
   TempDir cache, scratch;
   // The root is claimed and tagged first, by a process without the limit.
-  const ChildReport claim = run_child(cache, scratch, {"many", "1", "0"}, "claim.txt");
+  // Kernels padded (in their keys) past the file-size limit: their entries cannot be
+  // written, while their binaries, smaller than the limit, still load.
+  const std::string limit = "65536", padding = "131072";
+  const ChildReport claim =
+      run_child(cache, scratch, {"many", "1", "0", "destroy", "0", padding}, "claim.txt");
   ASSERT_EQ(claim.exit_code, 0) << claim.output << claim.errors;
-  ASSERT_GT(list_disk_cache(cache.path(), true).at(0).bytes, 2048u)
+  ASSERT_GT(list_disk_cache(cache.path(), true).at(0).bytes, 65536u)
       << "entries must be larger than the limit for this test to mean anything";
 
   const ChildReport limited =
-      run_child(cache, scratch, {"many", "5", "0", "destroy", "2048"}, "limited.txt");
+      run_child(cache, scratch, {"many", "5", "0", "destroy", limit, padding}, "limited.txt");
   ASSERT_EQ(limited.exit_code, 0) << limited.output << limited.errors;
   EXPECT_EQ(limited.fields.at("results"), "ok");
   EXPECT_EQ(limited.number("disk_hits"), 1u);  // add0, from the first process
