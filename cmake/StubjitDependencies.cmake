@@ -35,8 +35,19 @@ separate_arguments(STUBJIT_LLVM_DEFINITIONS NATIVE_COMMAND "${LLVM_DEFINITIONS}"
 # the path of the clang executable it pretends to be.
 set(STUBJIT_CLANG_DRIVER_PATH "${LLVM_TOOLS_BINARY_DIR}/clang")
 
+find_package(Threads REQUIRED)
 find_package(spdlog CONFIG REQUIRED)
+# spdlog and fmt header-only, xxHash inlined: three shared libraries fewer for the
+# dynamic loader to map and relocate when a process starts (about 1 ms here,
+# bench/results/startup.md), which is most of what a warm start costs.
+add_library(stubjit_spdlog_headers INTERFACE)
+get_target_property(_stubjit_spdlog_include spdlog::spdlog_header_only INTERFACE_INCLUDE_DIRECTORIES)
+target_include_directories(stubjit_spdlog_headers SYSTEM INTERFACE ${_stubjit_spdlog_include})
+target_compile_definitions(stubjit_spdlog_headers INTERFACE SPDLOG_FMT_EXTERNAL)
+target_link_libraries(stubjit_spdlog_headers INTERFACE fmt::fmt-header-only Threads::Threads)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(xxhash REQUIRED IMPORTED_TARGET libxxhash)
-find_package(Threads REQUIRED)
+add_library(stubjit_xxhash_inline INTERFACE)
+target_include_directories(stubjit_xxhash_inline SYSTEM INTERFACE ${xxhash_INCLUDE_DIRS})
+target_compile_definitions(stubjit_xxhash_inline INTERFACE XXH_INLINE_ALL)

@@ -106,7 +106,7 @@ DiskCache::Lookup DiskCache::load(const DiskKey& key) {
   if (read.status == ReadResult::Status::ok) {
     DecodedEntry entry = decode_entry(read.bytes, &key.text);
     if (entry.problem == EntryProblem::none) {
-      mark_used(path);
+      mark_used(path, read.modified_seconds);
       lookup.found = Found::hit;
       lookup.binary = std::move(entry.binary);
       return lookup;

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <utility>
 
 namespace stubjit::detail {
@@ -100,6 +101,7 @@ ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes) {
                      std::to_string(max_bytes) + " bytes stubjit reads";
     return result;
   }
+  result.modified_seconds = static_cast<std::int64_t>(info.st_mtime);
   result.bytes.resize(static_cast<std::size_t>(info.st_size));
   std::size_t done = 0;
   while (done < result.bytes.size()) {
@@ -118,7 +120,10 @@ ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes) {
   return result;
 }
 
-void mark_used(const std::string& path) noexcept {
+void mark_used(const std::string& path, std::int64_t modified_seconds) noexcept {
+  constexpr std::int64_t recent_enough = 60;  // LRU order is kept to the minute
+  const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr));
+  if (modified_seconds <= now && now - modified_seconds < recent_enough) return;
   ::utimensat(AT_FDCWD, path.c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
 }
 

@@ -21,7 +21,8 @@ std::string make_private_directory(const std::string& path, bool follow_links);
 struct ReadResult {
   enum class Status : std::uint8_t { ok, missing, refused, failed } status = Status::missing;
   std::vector<char> bytes;
-  std::string problem;  // for refused and failed
+  std::string problem;                // for refused and failed
+  std::int64_t modified_seconds = 0;  // the file's modification time (Unix seconds), when ok
 };
 
 // Reads a whole entry. Refused: a link, not a regular file, owned by another user,
@@ -32,8 +33,10 @@ struct ReadResult {
 ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes);
 
 // Marks an entry as just used (its modification time, which LRU eviction and
-// `stubjit cache clear --older-than` read). Best effort.
-void mark_used(const std::string& path) noexcept;
+// `stubjit cache clear --older-than` read), unless it was already marked within the
+// last minute (`modified_seconds`, from the read): a process that starts often then
+// loads its stubs without writing the file system's metadata. Best effort.
+void mark_used(const std::string& path, std::int64_t modified_seconds) noexcept;
 
 // Whether publish_file waits for the data to reach the disk before the rename.
 enum class Durability : std::uint8_t {

@@ -1,4 +1,4 @@
-// Content hashing for cache keys (XXH3 from the system's libxxhash).
+// Content hashing for cache keys (XXH3 from the system's xxhash.h, inlined).
 #pragma once
 
 #include <cstdint>

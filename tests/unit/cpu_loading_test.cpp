@@ -140,6 +140,36 @@ TEST(CpuModule, TwoLoadsOfOneEntryNameAreSeparateAndUnloadCleanly) {
   }
 }
 
+bool descriptor_open(const std::string& proc_path) {
+  const int fd = std::stoi(proc_path.substr(proc_path.rfind('/') + 1));
+  return ::fcntl(fd, F_GETFD) != -1;
+}
+
+TEST(CpuModule, UnloadingClosesTheMemoryFileUnlessTheLibraryStays) {
+  const Binary binary = compile_saxpy("unload");
+  std::string path;
+  {
+    const CpuModule module(binary.bytes, "stubjit_saxpy_spread_r1");
+    path = module.path();
+    EXPECT_TRUE(descriptor_open(path));
+  }
+  EXPECT_FALSE(descriptor_open(path)) << "unloaded, its descriptor number may be reused";
+
+  // A library that stays loaded after the module's dlclose (here another handle made
+  // it undeletable): its path must keep naming it, so the descriptor stays open.
+  void* pinned = nullptr;
+  {
+    const CpuModule module(binary.bytes, "stubjit_saxpy_spread_r1");
+    path = module.path();
+    pinned = ::dlopen(path.c_str(), RTLD_NOW | RTLD_NODELETE);
+    ASSERT_NE(pinned, nullptr) << ::dlerror();
+  }
+  EXPECT_TRUE(descriptor_open(path));
+  // A new module never gets a path the dynamic linker already holds.
+  const CpuModule next(binary.bytes, "stubjit_saxpy_spread_r1");
+  EXPECT_NE(next.path(), path);
+}
+
 TEST(CpuModule, RefusesWhatIsNotASharedObject) {
   EXPECT_THROW(CpuModule(std::vector<char>(256, 'x'), "entry"), BackendError);
   const Binary binary = compile_saxpy("missing-entry");

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -24,6 +25,23 @@ int create_memfd(const std::string& name) {
   int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
   if (fd < 0 && errno == EINVAL) fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
   return fd;
+}
+
+// Whether the dynamic linker still holds a library opened as `path`. Walks its list
+// in memory: asking dlopen (RTLD_NOLOAD) would look the path up in the file system.
+bool still_loaded(const std::string& path) {
+  struct Search {
+    const std::string* path;
+    bool found;
+  } search{&path, false};
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        if (info->dlpi_name && *s->path == info->dlpi_name) s->found = true;
+        return s->found ? 1 : 0;
+      },
+      &search);
+  return search.found;
 }
 
 std::string dl_error() {
@@ -80,10 +98,7 @@ CpuModule::~CpuModule() {
   // The dynamic linker finds a library it holds by its path before it opens anything:
   // if this one stayed loaded (a stub can make itself undeletable), its path must not
   // name the next memfd to get this descriptor number.
-  if (void* still = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) {
-    ::dlclose(still);
-    image_->keep_open();
-  }
+  if (still_loaded(path)) image_->keep_open();
 }
 
 }  // namespace stubjit::detail

@@ -45,6 +45,8 @@ class CpuModule final : public Module {
   CpuModule& operator=(const CpuModule&) = delete;
 
   CpuEntry entry() const { return entry_; }
+  // The path the dynamic linker knows the stub by (/proc/self/fd/N).
+  std::string path() const { return image_->path(); }
 
  private:
   std::unique_ptr<SealedImage> image_;
