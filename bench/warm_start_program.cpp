@@ -4,7 +4,10 @@
 // waits for; with an empty one, the cold start. bench/peers/occa_warm_start.cpp is the
 // same program written for OCCA.
 //
-//   bench_warm_start_program KERNELS
+//   bench_warm_start_program KERNELS [--expect-warm]
+//
+// --expect-warm: fail (exit 3) unless every stub came from the disk cache, so a warm
+// figure can never be a silent recompile.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -14,6 +17,7 @@
 
 int main(int argc, char** argv) {
   const int kernels = argc > 1 ? std::atoi(argv[1]) : 1;
+  const bool expect_warm = argc > 2 && std::string(argv[2]) == "--expect-warm";
   constexpr std::int64_t n = 1024;
   try {
     stubjit::RuntimeOptions options;
@@ -36,6 +40,11 @@ int main(int argc, char** argv) {
           return 1;
         }
       }
+    }
+    if (expect_warm && runtime.counters().compiles != 0) {
+      std::fprintf(stderr, "expected a warm start, but %llu stubs were compiled\n",
+                   static_cast<unsigned long long>(runtime.counters().compiles));
+      return 3;
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "error: %s\n", error.what());

@@ -64,6 +64,14 @@ class PlaceholderArgs {
  public:
   PlaceholderArgs(Runtime& runtime, const KernelDescription& kernel,
                   const LaunchDescription& launch, const Domain& domain) {
+    // A misspelt name would silently prepare the stub of other shapes.
+    for (const auto& [name, shape] : launch.extents) {
+      bool field = false;
+      for (const Param& param : kernel.source.signature)
+        field = field || (param.name == name && param.kind == ParamKind::field);
+      if (!field)
+        throw Error("extents." + name + ": the kernel has no field parameter '" + name + "'");
+    }
     fields_.reserve(kernel.source.signature.size());
     for (std::size_t i = 0; i < kernel.source.signature.size(); ++i) {
       const Param& param = kernel.source.signature[i];
@@ -203,6 +211,10 @@ int prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_jso
       }
     }
   }
+  // Entries are written in the background: counters() waits for them, so this says
+  // whether every stub compiled here is on disk (a full disk or a quota only warns).
+  const CacheCounters counters = runtime->counters();
+  const bool all_written = runtime->cache_dir().empty() || counters.disk_writes >= compiled;
   if (as_json) {
     const json out = {{"backend", runtime->backend_name()},
                       {"target", runtime->target_id()},
@@ -211,6 +223,7 @@ int prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_jso
                       {"compiled", compiled},
                       {"cached", cached},
                       {"empty", empty},
+                      {"written", counters.disk_writes},
                       {"stubs", stubs}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
@@ -218,6 +231,13 @@ int prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_jso
                 cached, empty, runtime->backend_name().c_str(), runtime->target_id().c_str(),
                 runtime->compiler_id().c_str(),
                 runtime->cache_dir().empty() ? "off" : runtime->cache_dir().c_str());
+  }
+  if (!all_written) {
+    std::fprintf(stderr,
+                 "stubjit cache prewarm: only %llu of the %zu stubs compiled reached the disk "
+                 "cache (see the warnings above)\n",
+                 static_cast<unsigned long long>(counters.disk_writes), compiled);
+    return exit_failure;
   }
   return exit_ok;
 }

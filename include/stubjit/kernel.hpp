@@ -143,10 +143,12 @@ class STUBJIT_API Kernel {
                             const LaunchOptions& options = {});
 
   // Compiles, or finds in memory or on disk, the stub a launch with these arguments
-  // would need, and returns without running anything: the following launch is a
-  // memory hit (its summary says compiled false). Makes the checks a launch makes and
-  // throws what it would throw (ArgumentError, AliasError, PlanError, CompileError; a
-  // BackendError for a bad stream), except what only issuing needs: on a compile-only
+  // would need, and returns without running the kernel: the following launch is a
+  // memory hit (its summary says compiled false). Loading the stub on the CPU runs the
+  // constructors of namespace-scope objects in the kernel's helpers, as any launch's
+  // first load does. Makes the checks a launch makes and throws what it would throw
+  // (ArgumentError, AliasError, PlanError, CompileError; an Error for a null stream or
+  // one of another runtime), except what only issuing needs: on a compile-only
   // runtime (no device) it fills the binary stores, the disk cache included, and
   // loads nothing. A domain with no index plans no dispatch and needs no stub: nothing
   // is compiled. The summary is the one the launch would return, `compiled` true

@@ -41,6 +41,7 @@ struct Queue {
   std::deque<WriteJob> jobs;
   std::uint64_t submitted = 0;
   std::uint64_t done = 0;
+  bool running = false;  // a job is being run, outside the mutex
   bool stopping = false;
   std::thread thread;  // started by the first job
 };
@@ -52,9 +53,11 @@ void serve(Queue& queue) {
     if (queue.jobs.empty()) return;  // stopping, and everything written
     WriteJob job = std::move(queue.jobs.front());
     queue.jobs.pop_front();
+    queue.running = true;
     lock.unlock();
     run_job(job);
     lock.lock();
+    queue.running = false;
     ++queue.done;
     queue.progress.notify_all();
   }
@@ -113,9 +116,15 @@ class Writer {
   }
 
  private:
-  // Nobody holds the queue's mutex across a fork, so the child finds it unlocked.
+  // A fork waits until the writer is between jobs and holds the queue's mutex across
+  // it: no job is half done in the child, so no lock a job takes (the cache's, the
+  // logger's) is held there by a thread the child does not have.
   static void before_fork() {
-    if (!writer_gone.load()) instance().queue_->mutex.lock();
+    if (writer_gone.load()) return;
+    Queue& queue = *instance().queue_;
+    std::unique_lock<std::mutex> lock(queue.mutex);
+    queue.progress.wait(lock, [&] { return !queue.running; });
+    static_cast<void>(lock.release());  // unlocked after the fork, in both processes
   }
   static void after_fork_in_parent() {
     if (!writer_gone.load()) instance().queue_->mutex.unlock();

@@ -4,24 +4,60 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <system_error>
 
 namespace stubjit::detail {
+namespace {
+
+// The absolute path of the file that holds this code: libstubjit.so, or the program
+// linked with the static archive. dladdr names the main program as it was started
+// (possibly a relative argv[0]), so a program is read from /proc/self/exe instead.
+std::filesystem::path image_holding_this_code(bool& in_shared_library) {
+  in_shared_library = false;
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&find_beside_library), &info) == 0 || !info.dli_fname)
+    return {};
+  std::filesystem::path holder(info.dli_fname);
+  in_shared_library = holder.filename().string().rfind("libstubjit.so", 0) == 0;
+  if (!in_shared_library || !holder.is_absolute()) {
+    std::error_code error;
+    holder = std::filesystem::read_symlink("/proc/self/exe", error);
+    if (error) return {};
+  }
+  return holder.is_absolute() ? holder : std::filesystem::path();
+}
+
+bool inside(const std::filesystem::path& path, const char* folder) {
+  const std::string prefix = std::filesystem::path(folder).lexically_normal().string() + "/";
+  return path.lexically_normal().string().rfind(prefix, 0) == 0;
+}
+
+}  // namespace
 
 std::string find_beside_library(const std::string& name, const char* build_tree_path,
                                 bool executable) {
   const int mode = executable ? X_OK : R_OK;
-  Dl_info info{};
   bool in_shared_library = false;
-  if (::dladdr(reinterpret_cast<void*>(&find_beside_library), &info) != 0 && info.dli_fname) {
-    const std::filesystem::path holder(info.dli_fname);
-    in_shared_library = holder.filename().string().rfind("libstubjit.so", 0) == 0;
-    for (const std::filesystem::path& candidate :
-         {holder.parent_path() / "stubjit" / name, holder.parent_path() / name}) {
-      if (::access(candidate.c_str(), mode) == 0) return candidate.string();
-    }
+  const std::filesystem::path holder = image_holding_this_code(in_shared_library);
+  if (holder.empty()) return "";
+  std::filesystem::path candidate = holder.parent_path() / "stubjit" / name;
+  if (::access(candidate.c_str(), mode) == 0) return candidate.string();
+  // A program installed in <libdir>/stubjit/ (the compile worker) finds its neighbours.
+  if (!in_shared_library) {
+    candidate = holder.parent_path() / name;
+    if (::access(candidate.c_str(), mode) == 0) return candidate.string();
   }
-  if (build_tree_path && !in_shared_library && ::access(build_tree_path, mode) == 0)
+#ifdef STUBJIT_BUILD_DIR
+  // Only a program of the build tree itself (the tests) may use the build tree's
+  // files: never libstubjit.so, and never a program installed elsewhere that was
+  // linked with the static archive (the installed compile worker).
+  if (build_tree_path && !in_shared_library && inside(holder, STUBJIT_BUILD_DIR) &&
+      ::access(build_tree_path, mode) == 0)
     return build_tree_path;
+#else
+  static_cast<void>(build_tree_path);
+  static_cast<void>(&inside);
+#endif
   return "";
 }
 

@@ -9,10 +9,12 @@ namespace stubjit::detail {
 
 // The first of these that exists (and is executable, for `executable`):
 //   <folder of the image holding this code>/stubjit/<name>  (libstubjit.so's install)
-//   <folder of the image holding this code>/<name>          (a program in that folder,
-//                                                            such as the compile worker)
-//   `build_tree_path`, only for programs linked with the library's static archive (its
-//   tests): an installed libstubjit.so never uses a file of the tree it was built in.
+//   <folder of the program>/<name>   (a program linked with the static archive and
+//                                     installed in that folder: the compile worker)
+//   `build_tree_path`, only for programs inside the build tree (its tests): neither
+//   libstubjit.so nor an installed program ever uses a file of the tree it was built in.
+// The image's path is absolute (/proc/self/exe for a program), so nothing is looked
+// up relative to the current directory.
 // "" when none exists.
 std::string find_beside_library(const std::string& name, const char* build_tree_path,
                                 bool executable);

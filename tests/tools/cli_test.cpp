@@ -718,6 +718,10 @@ TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
       {{write_file(R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float"}],
                        "body": "y = 1;", "launches": [{"domain": [8], "extents": {"y": [4]}}]})")},
        "k launch 0: parameter 'y'"},
+      // Extents for a parameter that does not exist (a misspelt name).
+      {{write_file(R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float"}],
+                       "body": "y = 1;", "launches": [{"domain": [8], "extents": {"why": [8]}}]})")},
+       "extents.why: the kernel has no field parameter 'why'"},
       // Direct cannot cover rank 4.
       {{write_file(R"({"name": "k", "params": [], "body": "",
                        "launches": [{"domain": [2, 2, 2, 2], "mode": "direct"}]})")},

@@ -4,9 +4,12 @@
 
 #include <mutex>
 
+#include "backends/cpu/compiler_flags.hpp"
 #include "backends/cpu/compiler_plugin_abi.h"
+#include "backends/cpu/cpu_backend.hpp"
 #include "stubjit/error.hpp"
 #include "support/env.hpp"
+#include "support/hash.hpp"
 #include "support/library_files.hpp"
 #include "support/log.hpp"
 #include "support/shared_library.hpp"
@@ -83,10 +86,19 @@ void write_diagnostics(void* context, const char* data, std::size_t size) {
 }  // namespace
 
 std::string expected_cpu_plugin_build() {
-  return std::string(STUBJIT_VERSION) + " " + cpu_compiler_id();
+  return std::string(STUBJIT_VERSION) + " clang " + STUBJIT_CLANG_VERSION;
 }
 
-std::string cpu_compiler_id() { return std::string("clang ") + STUBJIT_CLANG_VERSION; }
+std::string cpu_compiler_id() {
+  // The fixed flags and the binary format shape every binary as much as the version:
+  // they are in the id (hashed, to keep it readable) and so in every cache key.
+  std::string flags = cpu_binary_format;
+  for (const char* flag : cpu_compile_flags) flags += std::string(" ") + flag;
+  flags += " |";
+  for (const char* flag : cpu_link_flags) flags += std::string(" ") + flag;
+  return std::string("clang ") + STUBJIT_CLANG_VERSION + " (" + cpu_binary_format + ", flags " +
+         hex64(hash64(flags)).substr(0, 8) + ")";
+}
 
 std::string cpu_compiler_plugin_path() {
   const std::string chosen = env_or("STUBJIT_CPU_COMPILER", "");

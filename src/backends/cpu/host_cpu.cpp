@@ -1,7 +1,12 @@
 #include "backends/cpu/host_cpu.hpp"
 
 #include <fcntl.h>
+#include <sys/auxv.h>
 #include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include <map>
 #include <set>
@@ -56,6 +61,57 @@ std::string read_first_processor() {
   return text;
 }
 
+void append_word(std::string& words, unsigned value) {
+  static const char digits[] = "0123456789abcdef";
+  for (int shift = 28; shift >= 0; shift -= 4) words += digits[(value >> shift) & 0xf];
+  words += ' ';
+}
+
+// What the compiler reads to choose -march=native's CPU and features, read the same
+// way: on x86 the CPUID leaves and XCR0 (the kernel's flags list only the features it
+// knows); elsewhere the auxiliary vector's hardware capabilities. Per-core values
+// (APIC ids, core counts) are left out.
+std::string native_feature_words() {
+  std::string words;
+#if defined(__x86_64__) || defined(__i386__)
+  const auto leaf = [&](unsigned number, unsigned sub, bool with_b) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid_count(number, sub, &a, &b, &c, &d)) {
+      words += "- ";
+      return;
+    }
+    append_word(words, a);
+    if (with_b) append_word(words, b);
+    append_word(words, c);
+    append_word(words, d);
+  };
+  leaf(0, 0, true);            // highest leaf, vendor
+  leaf(1, 0, false);           // family, model, stepping; features (b: APIC id, no)
+  leaf(7, 0, true);            // extended features
+  leaf(7, 1, true);            // more extended features
+  leaf(0xd, 1, true);          // XSAVE variants
+  leaf(0x14, 0, true);         // processor trace (ptwrite)
+  leaf(0x19, 0, true);         // key locker
+  leaf(0x80000001, 0, false);  // AMD and 64-bit extensions
+  leaf(0x80000008, 0, true);   // clzero, wbnoinvd, ...
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27))) {  // OSXSAVE: XCR0 readable
+    unsigned low = 0, high = 0;
+    __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+    append_word(words, low);
+    append_word(words, high);
+  }
+#else
+  append_word(words, static_cast<unsigned>(::getauxval(AT_HWCAP)));
+  append_word(words, static_cast<unsigned>(::getauxval(AT_HWCAP) >> 32));
+#ifdef AT_HWCAP2
+  append_word(words, static_cast<unsigned>(::getauxval(AT_HWCAP2)));
+  append_word(words, static_cast<unsigned>(::getauxval(AT_HWCAP2) >> 32));
+#endif
+#endif
+  return words;
+}
+
 std::string machine_triple() {
 #if defined(__x86_64__)
   return "x86_64-pc-linux-gnu";
@@ -72,7 +128,7 @@ std::string machine_triple() {
 
 }  // namespace
 
-HostCpu host_cpu_from(const std::string& cpuinfo) {
+HostCpu host_cpu_from(const std::string& cpuinfo, const std::string& feature_words) {
   std::map<std::string, std::string> fields;
   std::size_t begin = 0;
   while (begin < cpuinfo.size()) {
@@ -92,6 +148,7 @@ HostCpu host_cpu_from(const std::string& cpuinfo) {
   }
   std::string identity;
   for (const auto& [name, value] : fields) identity += name + "=" + value + "\n";
+  identity += "native=" + feature_words + "\n";
   HostCpu cpu;
   for (const char* name : {"model name", "cpu", "uarch"}) {
     if (fields.count(name)) {
@@ -113,7 +170,7 @@ HostCpu host_cpu_from(const std::string& cpuinfo) {
 }
 
 const HostCpu& host_cpu() {
-  static const HostCpu cpu = host_cpu_from(read_first_processor());
+  static const HostCpu cpu = host_cpu_from(read_first_processor(), native_feature_words());
   return cpu;
 }
 

@@ -10,17 +10,18 @@ struct HostCpu {
   // What the CPU calls itself ("AMD EPYC 7B13"), for messages.
   std::string model;
   // The target id cache keys hold: "<triple>/<vendor>-<family>-<model>/<hash>", where
-  // the hash covers everything -march=native code depends on (vendor, family, model,
-  // stepping and the feature flags the kernel reports). Equal on identical CPUs, so a
-  // cache shared by a cluster's identical nodes is shared; different wherever the
-  // compiler could emit different code.
+  // the hash covers what -march=native code depends on: what the compiler itself reads
+  // (on x86 the CPUID feature leaves and XCR0, elsewhere the hardware capabilities of
+  // the auxiliary vector), and the first processor's identity and flags from
+  // /proc/cpuinfo. Equal on identical CPUs, so a cache shared by a cluster's identical
+  // nodes is shared; different wherever the compiler could emit different code.
   std::string target_id;
 };
 
-// Read once per process (from /proc/cpuinfo's first processor).
+// Read once per process.
 const HostCpu& host_cpu();
 
-// The same from the text of a /proc/cpuinfo (for tests).
-HostCpu host_cpu_from(const std::string& cpuinfo);
+// The same from the text of a /proc/cpuinfo and the native feature words (for tests).
+HostCpu host_cpu_from(const std::string& cpuinfo, const std::string& feature_words);
 
 }  // namespace stubjit::detail

@@ -23,7 +23,8 @@ int create_memfd(const std::string& name) {
   // Kernels with vm.memfd_noexec set refuse to map a memfd for execution unless it
   // was created with MFD_EXEC; older kernels do not know the flag (EINVAL).
   int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
-  if (fd < 0 && errno == EINVAL) fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0 && (errno == EINVAL || errno == EACCES || errno == EPERM))
+    fd = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
   return fd;
 }
 
@@ -72,17 +73,27 @@ SealedImage::SealedImage(const std::vector<char>& bytes, const std::string& name
   }
 }
 
-SealedImage::~SealedImage() {
-  if (!kept_) ::close(fd_);
-}
+SealedImage::~SealedImage() { ::close(fd_); }
 
 std::string SealedImage::path() const { return "/proc/self/fd/" + std::to_string(fd_); }
 
-CpuModule::CpuModule(const std::vector<char>& bytes, const std::string& entry)
-    : image_(std::make_unique<SealedImage>(bytes, "stubjit:" + entry)) {
-  const std::string path = image_->path();
+void SealedImage::renumber() {
+  const int moved = ::fcntl(fd_, F_DUPFD_CLOEXEC, fd_ + 1);
+  if (moved < 0)
+    throw BackendError(std::string("cannot move a stub's descriptor: ") + std::strerror(errno));
+  ::close(fd_);
+  fd_ = moved;
+}
+
+CpuModule::CpuModule(const std::vector<char>& bytes, const std::string& entry) {
+  SealedImage image(bytes, "stubjit:" + entry);
+  // A library loaded earlier under this descriptor's path (whose descriptor has been
+  // closed since) is still the dynamic linker's answer for that path: move to a
+  // descriptor number no loaded library is named after.
+  while (still_loaded(image.path())) image.renumber();
+  path_ = image.path();
   // RTLD_LOCAL: a stub's symbols are never offered to anything loaded later.
-  handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  handle_ = ::dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) throw BackendError("cannot load the stub " + entry + ": " + dl_error());
   entry_ = reinterpret_cast<CpuEntry>(::dlsym(handle_, entry.c_str()));
   if (!entry_) {
@@ -93,12 +104,7 @@ CpuModule::CpuModule(const std::vector<char>& bytes, const std::string& entry)
 }
 
 CpuModule::~CpuModule() {
-  const std::string path = image_->path();
   if (::dlclose(handle_) != 0) logger().warn("unloading a stub failed: {}", dl_error());
-  // The dynamic linker finds a library it holds by its path before it opens anything:
-  // if this one stayed loaded (a stub can make itself undeletable), its path must not
-  // name the next memfd to get this descriptor number.
-  if (still_loaded(path)) image_->keep_open();
 }
 
 }  // namespace stubjit::detail

@@ -2,6 +2,10 @@
 // write: the verified bytes are copied into a memfd, the memfd is sealed against any
 // further change, and the dynamic linker maps that descriptor (/proc/self/fd/N). What
 // runs is exactly what was verified, whatever happens to the cache file meanwhile.
+// The descriptor is closed once the library is mapped (a loaded stub holds none); the
+// dynamic linker keeps its path as the library's name, and finds a library by name
+// before it opens anything, so a stub is never loaded under a path that names a
+// library still loaded.
 #pragma once
 
 #include <memory>
@@ -27,13 +31,12 @@ class SealedImage {
   int fd() const { return fd_; }
   // The path the dynamic linker opens it by.
   std::string path() const;
-  // Keeps the descriptor open for the life of the process: its path names a library
-  // the dynamic linker still holds, and must never name another one.
-  void keep_open() { kept_ = true; }
+  // Moves the memfd to another descriptor number (for a path the dynamic linker
+  // already knows as another library's name). Throws BackendError.
+  void renumber();
 
  private:
   int fd_ = -1;
-  bool kept_ = false;
 };
 
 class CpuModule final : public Module {
@@ -45,11 +48,12 @@ class CpuModule final : public Module {
   CpuModule& operator=(const CpuModule&) = delete;
 
   CpuEntry entry() const { return entry_; }
-  // The path the dynamic linker knows the stub by (/proc/self/fd/N).
-  std::string path() const { return image_->path(); }
+  // The path the dynamic linker knows the stub by (/proc/self/fd/N; the descriptor
+  // itself is closed once the library is mapped).
+  const std::string& path() const { return path_; }
 
  private:
-  std::unique_ptr<SealedImage> image_;
+  std::string path_;
   void* handle_ = nullptr;
   CpuEntry entry_ = nullptr;
 };

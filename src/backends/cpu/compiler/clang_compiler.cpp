@@ -16,6 +16,8 @@
 
 #include <mutex>
 
+#include "backends/cpu/compiler_flags.hpp"
+
 namespace stubjit::cpu_compiler {
 namespace {
 
@@ -59,16 +61,8 @@ HostObject compile_to_host_object(const std::string& source, const std::string& 
 
   // The driver path only locates Clang's resource directory (builtin headers);
   // nothing is executed.
-  std::vector<const char*> args = {STUBJIT_CLANG_DRIVER_PATH,
-                                   "-c",
-                                   "-x",
-                                   "c++",
-                                   "-std=c++17",
-                                   "-O3",
-                                   "-march=native",
-                                   "-fPIC",
-                                   "-fno-exceptions",
-                                   "-fno-math-errno"};
+  std::vector<const char*> args = {STUBJIT_CLANG_DRIVER_PATH};
+  for (const char* flag : detail::cpu_compile_flags) args.push_back(flag);
   for (const std::string& option : options) args.push_back(option.c_str());
   args.push_back(file_name.c_str());
 

@@ -12,6 +12,9 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include "backends/cpu/compiler_flags.hpp"
 
 namespace stubjit::cpu_compiler {
 namespace {
@@ -100,9 +103,9 @@ SharedObject link_shared_object(const std::vector<char>& object) {
   if (std::string problem = write_file(input, object); !problem.empty())
     return SharedObject{false, {}, problem};
 
-  const char* args[] = {"ld.lld",      "-shared",     "-Bsymbolic",   "--hash-style=gnu",
-                        "-z",          "noexecstack", "-z",           "now",
-                        "--threads=1", "-o",          output.c_str(), input.c_str()};
+  std::vector<const char*> args = {"ld.lld"};
+  for (const char* flag : detail::cpu_link_flags) args.push_back(flag);
+  for (const char* last : {"-o", output.c_str(), input.c_str()}) args.push_back(last);
   std::string log;
   llvm::raw_string_ostream log_stream(log);
   bool linked = false;
