@@ -1,11 +1,14 @@
 # The device-side prelude, embedded into the library as one string: defines
 # STUBJIT_PRELUDE_CPP, the generated source, for the project that includes this file
 # (the library, and the fuzzers' own build in tests/fuzz).
-# Order matters: each header may use the ones before it.
+# Each header is one string (a stub includes only those it needs:
+# src/codegen/prelude_selection.cpp). Order matters: each header may use the ones
+# before it.
 get_filename_component(_stubjit_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(STUBJIT_PRELUDE_HEADERS
     ${_stubjit_root}/kernels/stubjit/config.h
     ${_stubjit_root}/kernels/stubjit/index.h
+    ${_stubjit_root}/kernels/stubjit/slot.h
     ${_stubjit_root}/kernels/stubjit/view.h
     ${_stubjit_root}/kernels/stubjit/launch.h
     ${_stubjit_root}/kernels/stubjit/atomic.h)

@@ -1,4 +1,8 @@
 // stubjit device-side prelude: atomics a kernel body can use on any backend.
+//
+// Included in a stub only when its user code (or a compiler option) may name
+// something declared here, or when that cannot be told
+// (src/codegen/prelude_selection.cpp).
 #ifndef STUBJIT_ATOMIC_H
 #define STUBJIT_ATOMIC_H
 
@@ -9,11 +13,12 @@ namespace stubjit {
 #if defined(STUBJIT_DEVICE_COMPILER)
 
 // atomicAdd(double*, double) exists from sm_60 on only (CUDA's
-// sm_60_atomic_functions.h), and this prelude is in every stub: below sm_60 the
-// double overload adds with a compare-and-swap loop on the value's 64 bits instead.
-// hipRTC never defines __CUDA_ARCH__ (every AMD target has the native add). A stub
-// may define STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS itself (0 or 1) to choose; the tests
-// force the loop with it on a newer GPU, which is where it can be run.
+// sm_60_atomic_functions.h), and a stub that includes this header must compile on
+// every target: below sm_60 the double overload adds with a compare-and-swap loop on
+// the value's 64 bits instead. hipRTC never defines __CUDA_ARCH__ (every AMD target
+// has the native add). A stub may define STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS itself (0 or
+// 1) to choose; the tests force the loop with it on a newer GPU, which is where it can
+// be run.
 #if !defined(STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
 #define STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS 1

@@ -1,35 +1,15 @@
-// stubjit device-side prelude: how fields reach a kernel.
+// stubjit device-side prelude: how fields of rank >= 1 reach a kernel.
 //
-// A FieldSlot is what the host packs for one field argument; its layout is part of
-// the host/device contract (the host computes the same offsets, and every stub
-// static_asserts them). A View is what the kernel body receives for a field
-// parameter of rank >= 1.
+// A View is what the kernel body receives for a field parameter of rank >= 1. A stub
+// includes this header only when it has such a parameter or its user code may name
+// something declared here (src/codegen/prelude_selection.cpp).
 #ifndef STUBJIT_VIEW_H
 #define STUBJIT_VIEW_H
 
 #include "stubjit/config.h"
+#include "stubjit/slot.h"
 
 namespace stubjit {
-
-// Packed argument of a field of actual rank R: base pointer, then extents and
-// strides in elements. 8-byte slots, no padding.
-template <class T, int R>
-struct FieldSlot {
-  T* data;
-  i64 extent[R];
-  i64 stride[R];
-};
-
-template <class T>
-struct FieldSlot<T, 0> {
-  T* data;
-};
-
-// Packed scalar argument: the value in the low bytes of an 8-byte slot.
-template <class T>
-struct alignas(8) ScalarSlot {
-  T value;
-};
 
 // An R-dimensional window onto a field, indexed with name(i0, ..., iR-1).
 template <class T, int R, class I = i64>

@@ -1,10 +1,54 @@
-// The device-side prelude (kernels/stubjit/*.h), embedded at build time.
+// The device-side prelude (kernels/stubjit/*.h), embedded at build time one header
+// per string, and the choice of the headers one stub includes.
+//
+// A stub includes the headers its own code uses (config.h, index.h, slot.h, launch.h:
+// every stub) and an optional header (view.h, atomic.h) only when the stub or its user
+// code may use it. Whether user code may use a header is a conservative text scan: a
+// header is included when the body, the helpers or a compiler option contains one of
+// the names it declares anywhere (inside another identifier, a comment or a literal
+// too), and whenever the text could name something the scan cannot see (token
+// pasting, line splices, universal character names, includes). An unused header
+// still costs the compiler its parse (bench/results/cuda.md has the shares).
+//
+// The choice is a function of the request alone (kernel, signature, bindings, compiler
+// options), all of which are in the stub's identity; the generator fingerprint hashes
+// every header, so a changed header changes every key.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "codegen/stub_request.hpp"
 
 namespace stubjit::detail {
 
-std::string_view prelude_source();
+struct PreludeHeader {
+  std::string_view name;  // "config.h"
+  std::string_view text;  // "// ---- stubjit/config.h ----\n..."
+};
+
+// Every header, in the order they are prepended (each may use the ones before it).
+const std::vector<PreludeHeader>& prelude_headers();
+
+// The names and texts of every header, in order: what the generator fingerprint hashes.
+const std::string& prelude_fingerprint_text();
+
+// An optional header: the names user code would use it by, and whether the stub's own
+// code needs it for a request.
+struct OptionalPreludeHeader {
+  std::string_view name;
+  std::vector<std::string_view> names;
+  bool (*stub_needs)(const StubRequest&);
+};
+const std::vector<OptionalPreludeHeader>& optional_prelude_headers();
+
+// Whether `text` may name one of `names`: one of them occurs anywhere in it, or it
+// could form or bring in a name without spelling it (## or %:%:, a backslash-newline,
+// \u or \U, an include, import or embed).
+bool text_may_name(std::string_view text, const std::vector<std::string_view>& names);
+
+// The headers a stub for `request` includes, in prelude order.
+std::vector<PreludeHeader> prelude_for(const StubRequest& request);
 
 }  // namespace stubjit::detail

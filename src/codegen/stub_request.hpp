@@ -27,6 +27,10 @@ struct StubRequest {
   std::uint32_t warp_size = 0;
   // The user's code may #include "quoted" names (the runtime has include directories).
   bool quoted_includes = false;
+  // The options the stub will be compiled with (the runtime's compiler_options, part
+  // of its identity): a -D there may name a prelude header's declarations, so the
+  // choice of headers (prelude.hpp) reads them with the user's code.
+  std::vector<std::string> compiler_options;
 };
 
 struct GeneratedStub {
@@ -44,10 +48,11 @@ GeneratedStub generate_stub(const StubRequest& request);
 // "stubjit_<kernel>_<mode>_r<rank>".
 std::string entry_name(const std::string& kernel, Mode mode, int rank);
 
-// The stub generator's version and a hash of the prelude: what a cached binary
-// depends on besides its request, so that a binary from another generator is never
-// reused. Bump generator_version when generated code changes for the same inputs.
-inline constexpr int generator_version = 3;
+// The stub generator's version and a hash of the prelude (every header): what a cached
+// binary depends on besides its request, so that a binary from another generator is
+// never reused. Bump generator_version when generated code changes for the same
+// inputs (4: a stub includes only the prelude headers it needs).
+inline constexpr int generator_version = 4;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

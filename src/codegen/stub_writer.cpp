@@ -55,7 +55,7 @@ const DialectEmitter* find_emitter(const std::string& name) {
 
 const std::string& generator_fingerprint() {
   static const std::string fingerprint =
-      std::to_string(generator_version) + " " + hex64(hash64(prelude_source()));
+      std::to_string(generator_version) + " " + hex64(hash64(prelude_fingerprint_text()));
   return fingerprint;
 }
 
@@ -313,14 +313,20 @@ GeneratedStub generate_stub(const StubRequest& request) {
 
   // Diagnostics name the prelude "stubjit_prelude.h" and count the stub's lines from
   // its own first line, whatever the prelude's length.
+  const std::vector<PreludeHeader> prelude = prelude_for(request);
   out.restart_numbering("stubjit_prelude.h");
-  out.block(prelude_source());
+  std::string prelude_names;
+  for (const PreludeHeader& header : prelude) {
+    out.block(header.text);
+    prelude_names += " " + std::string(header.name);
+  }
   stub.stub_offset = out.size();
   out.restart_numbering(stub.file_name);
   out.line(0, "// stubjit stub for kernel '" + request.kernel->name + "': dialect " +
                   dialect.name() + ", mode " + name_of(request.mode) + ", rank " +
                   std::to_string(request.rank) + ", index i" + std::to_string(request.index_bits));
   out.line(0, "// bindings: " + describe_bindings(request));
+  out.line(0, "// prelude:" + prelude_names);
   dialect.emit_preamble(context);
   emit_user_declaration(context, dialect);
   emit_args_struct(context);

@@ -84,6 +84,7 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
   request.max_threads_per_group = variant.launch_bounds;
   request.warp_size = variant.warp_size;
   request.quoted_includes = !runtime.options.include_directories.empty();
+  request.compiler_options = runtime.compiler_options;
   return request;
 }
 

@@ -171,6 +171,26 @@ TEST(Launch, ReductionThroughARankZeroField) {
   EXPECT_EQ(total.to_vector<std::int64_t>()[0], n * (n + 1) / 2);
 }
 
+// The stub of an atomic reduction includes atomic.h and not view.h (it has no field of
+// rank >= 1): the host compiler builds it with only the headers it needs, and it sums.
+TEST(Launch, AtomicsRunWithOnlyThePreludeHeadersTheStubNeeds) {
+  Runtime runtime = cpu_runtime();
+  Kernel sum = runtime.kernel(test::sum_kernel());
+  const std::int64_t n = 1000;
+  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
+  std::iota(values.begin(), values.end(), 1);
+  Field x = runtime.allocate<std::int64_t>({n});
+  Field total = runtime.allocate<std::int64_t>({});
+  x.copy_from(values);
+  total.copy_from(std::vector<std::int64_t>{0});
+  const std::string source = sum.stub_source(Domain{n}, {x, total});
+  EXPECT_NE(source.find("// prelude: config.h index.h slot.h launch.h atomic.h\n"),
+            std::string::npos);
+  EXPECT_EQ(source.find("STUBJIT_VIEW_H"), std::string::npos);
+  sum.launch(Domain{n}, x, total);
+  EXPECT_EQ(total.to_vector<std::int64_t>()[0], n * (n + 1) / 2);
+}
+
 TEST(Launch, ColumnMajorAndWrappedStridedFields) {
   Runtime runtime = cpu_runtime();
   Kernel saxpy = runtime.kernel(test::saxpy_kernel());

@@ -204,6 +204,68 @@ TEST(NvrtcCompile, DoubleAtomicAddIsNativeFromSm60AndACompareAndSwapLoopBelow) {
   }
 }
 
+// A stub includes only the prelude headers it needs (codegen/prelude.hpp): each
+// combination compiles, and a body's error still maps to the body's own line behind
+// a prelude of another length.
+TEST(NvrtcCompile, StubsWithOnlySomePreludeHeadersCompile) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90");
+  const auto prelude_line = [](const GeneratedStub& stub) {
+    const std::size_t at = stub.source.find("// prelude:", stub.stub_offset);
+    return stub.source.substr(at, stub.source.find('\n', at) - at);
+  };
+  struct Case {
+    KernelSource kernel;
+    std::vector<std::string> options;
+    std::string prelude;
+    std::vector<Binding> bindings = {};  // empty: those of stub_cases.hpp
+  };
+  const std::vector<Case> cases = {
+      {test::sum_kernel(), {}, "// prelude: config.h index.h slot.h launch.h atomic.h"},
+      {test::row_sum_kernel(), {}, "// prelude: config.h index.h slot.h view.h launch.h"},
+      {test::saxpy_kernel(), {}, "// prelude: config.h index.h slot.h launch.h"},
+      // The atomic reaches the body through a compiler option's macro.
+      {KernelSource{
+           "option_sum", {in<float>("x"), inout<float>("total")}, "ADD(total, x);", "", {}},
+       {"-DADD(a,b)=stubjit::atomic_add(a,b)"},
+       "// prelude: config.h index.h slot.h launch.h atomic.h",
+       {Binding::projection, Binding::broadcast}},
+  };
+  for (const Case& c : cases) {
+    StubRequest request = test::cuda_request(c.kernel, {Mode::spread, 2}, 32, c.bindings);
+    request.compiler_options = c.options;
+    const GeneratedStub stub = generate_stub(request);
+    EXPECT_EQ(prelude_line(stub), c.prelude) << c.kernel.name;
+    Binary binary;
+    try {
+      binary = compile(compiler, stub, c.kernel.name, c.options);
+    } catch (const CompileError& error) {
+      ADD_FAILURE() << c.kernel.name << ":\n" << error.log();
+      continue;
+    }
+    const auto elf = test::read_elf(binary.bytes);
+    ASSERT_TRUE(elf) << c.kernel.name;
+    EXPECT_TRUE(elf->defines(stub.entry)) << c.kernel.name;
+  }
+
+  const KernelSource broken{"broken_sum",
+                            {in<double>("x"), inout<double>("total")},
+                            "stubjit::atomic_add(total, x);\n"
+                            "total = undefined_name;"};
+  const GeneratedStub stub = generate_stub(
+      test::cuda_request(broken, {Mode::direct, 1}, 32, {Binding::projection, Binding::broadcast}));
+  EXPECT_EQ(prelude_line(stub), "// prelude: config.h index.h slot.h launch.h atomic.h");
+  try {
+    compile(compiler, stub, broken.name);
+    ADD_FAILURE() << "compiled a body that uses an undefined name";
+  } catch (const CompileError& error) {
+    EXPECT_NE(
+        error.log().find("broken_sum.body:2:9: error: identifier \"undefined_name\" is undefined"),
+        std::string::npos)
+        << error.log();
+  }
+}
+
 TEST(NvrtcLibrary, ReportsItsVersionAndArchitectures) {
   REQUIRE_NVRTC();
   const NvrtcLibrary& library = *test::nvrtc_for_tests().library;

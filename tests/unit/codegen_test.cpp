@@ -2,9 +2,12 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "codegen/identifier.hpp"
+#include "codegen/prelude.hpp"
 #include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
 
@@ -164,6 +167,159 @@ TEST(Codegen, GpuEntryHasLaunchBoundsAndReadOnlyRestrict) {
 
 TEST(Codegen, EntryNameIsDeterministic) {
   EXPECT_EQ(entry_name("saxpy", Mode::multi, 3), "stubjit_saxpy_multi_r3");
+}
+
+// --- The prelude a stub includes (codegen/prelude.hpp) ---------------------------------
+
+std::vector<std::string> header_names(const std::vector<PreludeHeader>& headers) {
+  std::vector<std::string> names;
+  for (const PreludeHeader& header : headers) names.emplace_back(header.name);
+  return names;
+}
+
+const std::vector<std::string> always = {"config.h", "index.h", "slot.h", "launch.h"};
+
+std::vector<std::string> with(std::vector<std::string> names,
+                              const std::vector<std::string>& more) {
+  // In prelude order, whatever order `more` gives.
+  std::vector<std::string> ordered;
+  for (const PreludeHeader& header : prelude_headers()) {
+    const std::string name(header.name);
+    if (std::find(names.begin(), names.end(), name) != names.end() ||
+        std::find(more.begin(), more.end(), name) != more.end())
+      ordered.push_back(name);
+  }
+  return ordered;
+}
+
+std::vector<std::string> chosen_for(const KernelSource& kernel, const std::string& emitter = "cuda",
+                                    std::vector<std::string> options = {}) {
+  std::vector<Binding> bindings;
+  for (const Param& p : kernel.signature)
+    bindings.push_back(p.kind == ParamKind::index    ? Binding::index
+                       : p.kind == ParamKind::scalar ? Binding::scalar
+                                                     : Binding::projection);
+  StubRequest r = request(kernel, emitter, Mode::direct, 1, bindings);
+  r.compiler_options = std::move(options);
+  return header_names(prelude_for(r));
+}
+
+KernelSource with_body(std::string body, std::string helpers = "") {
+  return {"k", {in<double>("x"), inout<double>("total")}, std::move(body), std::move(helpers), {}};
+}
+
+TEST(Prelude, HeadersAreEmbeddedInDependencyOrder) {
+  EXPECT_EQ(header_names(prelude_headers()),
+            (std::vector<std::string>{"config.h", "index.h", "slot.h", "view.h", "launch.h",
+                                      "atomic.h"}));
+  for (const PreludeHeader& header : prelude_headers()) {
+    EXPECT_EQ(header.text.rfind("// ---- stubjit/" + std::string(header.name) + " ----\n", 0), 0u);
+    // Includes of one another are dropped: the order stands for them.
+    EXPECT_EQ(header.text.find("#include"), std::string_view::npos) << header.name;
+    EXPECT_NE(prelude_fingerprint_text().find(header.text), std::string::npos) << header.name;
+  }
+}
+
+TEST(Prelude, AStubWithoutViewsOrAtomicsGetsOnlyWhatItsOwnCodeUses) {
+  EXPECT_EQ(chosen_for(saxpy()), always);
+  EXPECT_EQ(chosen_for(saxpy(), "cpp"), always);
+  EXPECT_EQ(chosen_for(saxpy(), "hip"), always);
+  const GeneratedStub stub =
+      generate_stub(request(saxpy(), "cuda", Mode::direct, 1,
+                            {Binding::scalar, Binding::projection, Binding::projection}));
+  const std::string prelude = stub.source.substr(0, stub.stub_offset);
+  EXPECT_EQ(prelude.find("STUBJIT_VIEW_H"), std::string::npos);
+  EXPECT_EQ(prelude.find("STUBJIT_ATOMIC_H"), std::string::npos);
+  EXPECT_NE(prelude.find("STUBJIT_SLOT_H"), std::string::npos);
+  EXPECT_NE(stub_part(stub).find("// prelude: config.h index.h slot.h launch.h\n"),
+            std::string::npos);
+}
+
+TEST(Prelude, ViewHeaderComesWithAFieldOfRankOneOrMoreOrItsNames) {
+  EXPECT_EQ(chosen_for(indexed()), with(always, {"view.h"}));  // table is a rank-1 field
+  EXPECT_EQ(chosen_for(with_body("total += x;")), always);
+  for (const char* name : {"View", "trailing_view", "offset_view", "STUBJIT_VIEW_H"})
+    EXPECT_EQ(chosen_for(with_body("total += x;", std::string("// uses ") + name)),
+              with(always, {"view.h"}))
+        << name;
+}
+
+TEST(Prelude, AtomicHeaderComesExactlyWhenUserCodeMayNameIt) {
+  EXPECT_EQ(chosen_for(with_body("stubjit::atomic_add(total, x);")), with(always, {"atomic.h"}));
+  EXPECT_EQ(chosen_for(with_body("using namespace stubjit;\natomic_add(total, x);")),
+            with(always, {"atomic.h"}));
+  // In the helpers, through a macro of the user's.
+  EXPECT_EQ(chosen_for(with_body("ADD(total, x);", "#define ADD(a, b) stubjit::atomic_add(a, b)")),
+            with(always, {"atomic.h"}));
+  EXPECT_EQ(chosen_for(with_body("#if STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS\n#endif\ntotal += x;")),
+            with(always, {"atomic.h"}));
+  // Through a compiler option's macro.
+  EXPECT_EQ(
+      chosen_for(with_body("ADD(total, x);"), "cuda", {"-DADD(a,b)=stubjit::atomic_add(a,b)"}),
+      with(always, {"atomic.h"}));
+  // Not named: not included, whatever else the code holds.
+  EXPECT_EQ(chosen_for(with_body("total += x; // atomic? no\nprintf(\"%f\\n\", x);")), always);
+  EXPECT_EQ(chosen_for(with_body("total += x;"), "cuda", {"-O3", "--use_fast_math"}), always);
+}
+
+TEST(Prelude, EveryOptionalHeaderComesWhenTheScanCannotTell) {
+  const std::vector<std::string> all = with(always, {"view.h", "atomic.h"});
+  // Names formed by pasting (## and its digraph), split by a line splice (also with
+  // blanks before the newline) or spelled with universal character names.
+  EXPECT_EQ(chosen_for(with_body("P(atomic_, add)(total, x);", "#define P(a, b) a##b")), all);
+  EXPECT_EQ(chosen_for(with_body("P(atomic_, add)(total, x);", "#define P(a, b) a%:%:b")), all);
+  EXPECT_EQ(chosen_for(with_body("stubjit::atomic_\\\nadd(total, x);")), all);
+  EXPECT_EQ(chosen_for(with_body("stubjit::atomic_\\ \t\r\nadd(total, x);")), all);
+  EXPECT_EQ(chosen_for(with_body("stubjit::\\u0061tomic_add(total, x);")), all);
+  EXPECT_EQ(chosen_for(with_body("stubjit::\\U00000061tomic_add(total, x);")), all);
+  // Code from elsewhere: an include in the code, or one a compiler option forces.
+  EXPECT_EQ(chosen_for(with_body("total += x;", "#include <cuda_fp16.h>")), all);
+  EXPECT_EQ(chosen_for(with_body("total += x;", "%:include <cuda_fp16.h>")), all);
+  EXPECT_EQ(chosen_for(with_body("total += x;"), "cuda", {"-include", "mine.h"}), all);
+  EXPECT_EQ(chosen_for(with_body("total += x;"), "cuda", {"--pre-include=mine.h"}), all);
+  // A body ending in a backslash would splice onto the helpers.
+  EXPECT_EQ(chosen_for(with_body("total += x; // \\", "x")), all);
+}
+
+TEST(Prelude, TheScanIsBySubstringAndNeverMissesAName) {
+  const std::vector<std::string_view> names = {"atomic_add"};
+  EXPECT_TRUE(text_may_name("stubjit::atomic_add(t, v);", names));
+  EXPECT_TRUE(text_may_name("my_atomic_add_helper();", names));  // more than needed: fine
+  EXPECT_TRUE(text_may_name("\"atomic_add\"", names));
+  EXPECT_TRUE(text_may_name("/* atomic_add */", names));
+  EXPECT_FALSE(text_may_name("atomicAdd(&t, v);", names));
+  EXPECT_FALSE(text_may_name("atomic_ add", names));
+  EXPECT_FALSE(text_may_name("", names));
+}
+
+// The names the scan looks for must be every name an optional header declares: read
+// the headers themselves for their macros, types and namespace-scope functions.
+TEST(Prelude, OptionalPreludeHeadersListEveryNameTheyDeclare) {
+  const std::regex declaration(
+      R"(^#define ([A-Za-z_]\w*)|^(?:struct|class) ([A-Za-z_]\w*)|)"
+      R"(^(?:STUBJIT_HD|__device__ __forceinline__|inline)\s+[\w:<>, &*]+?\s+([A-Za-z_]\w*)\()");
+  ASSERT_EQ(optional_prelude_headers().size(), 2u);
+  for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
+    const auto header =
+        std::find_if(prelude_headers().begin(), prelude_headers().end(),
+                     [&](const PreludeHeader& h) { return h.name == optional.name; });
+    ASSERT_NE(header, prelude_headers().end()) << optional.name;
+    const std::set<std::string_view> listed(optional.names.begin(), optional.names.end());
+    std::istringstream lines{std::string(header->text)};
+    std::string line;
+    int found = 0;
+    while (std::getline(lines, line)) {
+      std::smatch match;
+      if (!std::regex_search(line, match, declaration)) continue;
+      for (std::size_t group = 1; group < match.size(); ++group) {
+        if (!match[group].matched) continue;
+        ++found;
+        EXPECT_EQ(listed.count(match[group].str()), 1u)
+            << optional.name << " declares " << match[group] << ", which its names lack";
+      }
+    }
+    EXPECT_GE(found, 3) << optional.name << ": the reading found too little to be trusted";
+  }
 }
 
 TEST(Identifiers, AcceptsPlainIdentifiers) {
