@@ -178,9 +178,12 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
   } else {
     logger().debug("disk cache off ({})", settings.disabled_reason);
   }
-  logger().debug("runtime on backend {} ({}), target {}, compiler {}", backend_name,
-                 device ? device->description() : "compile-only: " + no_device,
-                 toolchain_identity->target, toolchain_identity->compiler);
+  // Only when it is shown: describing the device may ask the hardware.
+  if (logger().should_log(spdlog::level::debug)) {
+    logger().debug("runtime on backend {} ({}), target {}, compiler {}", backend_name,
+                   device ? device->description() : "compile-only: " + no_device,
+                   toolchain_identity->target, toolchain_identity->compiler);
+  }
 }
 
 std::shared_ptr<StreamState> RuntimeState::new_stream() const {

@@ -72,11 +72,31 @@ TEST(HostCpu, TargetIdNamesTheCpuAndHashesWhatCodeDependsOn) {
       cpu.target_id);
 }
 
-TEST(HostCpu, ThisHostHasATargetIdWithoutLlvm) {
+// A field of the first processor in /proc/cpuinfo ("" when absent).
+std::string cpuinfo_field(const std::string& name) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) break;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    if (key == name) return line.substr(line.find_first_not_of(" ", colon + 1));
+  }
+  return "";
+}
+
+TEST(HostCpu, ThisHostsTargetIdAgreesWithTheKernelsView) {
   const HostCpu& cpu = host_cpu();
-  EXPECT_FALSE(cpu.target_id.empty());
-  EXPECT_NE(cpu.model, "unknown CPU");
   EXPECT_EQ(make_cpu_toolchain()->target_id(), cpu.target_id);
+  EXPECT_NE(cpu.model, "unknown CPU");
+#if defined(__x86_64__)
+  // Decoded from CPUID here; the kernel decodes the same registers on its own.
+  const std::string expected = "x86_64-pc-linux-gnu/" + cpuinfo_field("vendor_id") + "-" +
+                               cpuinfo_field("cpu family") + "-" + cpuinfo_field("model") + "/";
+  EXPECT_EQ(cpu.target_id.rfind(expected, 0), 0u) << cpu.target_id << " vs " << expected;
+#endif
 }
 
 TEST(SealedImage, HoldsTheBytesAndRefusesAnyChange) {

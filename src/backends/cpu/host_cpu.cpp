@@ -8,6 +8,7 @@
 #include <cpuid.h>
 #endif
 
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -47,7 +48,7 @@ std::string trimmed(const std::string& text) {
 
 // The first processor's block only: on a machine with hundreds of cores the whole
 // file is long, and the kernel computes each core's block as it is read.
-std::string read_first_processor() {
+[[maybe_unused]] std::string read_first_processor() {
   std::string text;
   const int fd = ::open("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return text;
@@ -74,28 +75,29 @@ void append_word(std::string& words, unsigned value) {
 std::string native_feature_words() {
   std::string words;
 #if defined(__x86_64__) || defined(__i386__)
+  // The leaves that hold the instruction-set features code generation uses. CPUID
+  // traps to the hypervisor in a virtual machine (13 us each on the VM these figures
+  // come from), so only these four are read, without asking for the highest leaf
+  // first: every x86-64 CPU made since 2013 has them, and an older one answers with
+  // data of its own, still the same on every such CPU. Leaves that only enable
+  // intrinsics (ptwrite, key locker, clzero) are left out.
   const auto leaf = [&](unsigned number, unsigned sub, bool with_b) {
     unsigned a = 0, b = 0, c = 0, d = 0;
-    if (!__get_cpuid_count(number, sub, &a, &b, &c, &d)) {
-      words += "- ";
-      return;
-    }
+    __cpuid_count(number, sub, a, b, c, d);
     append_word(words, a);
     if (with_b) append_word(words, b);
     append_word(words, c);
     append_word(words, d);
   };
-  leaf(0, 0, true);            // highest leaf, vendor
-  leaf(1, 0, false);           // family, model, stepping; features (b: APIC id, no)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid(1, a, b, c, d);  // family, model, stepping; features (b: APIC id, no)
+  append_word(words, a);
+  append_word(words, c);
+  append_word(words, d);
   leaf(7, 0, true);            // extended features
   leaf(7, 1, true);            // more extended features
-  leaf(0xd, 1, true);          // XSAVE variants
-  leaf(0x14, 0, true);         // processor trace (ptwrite)
-  leaf(0x19, 0, true);         // key locker
   leaf(0x80000001, 0, false);  // AMD and 64-bit extensions
-  leaf(0x80000008, 0, true);   // clzero, wbnoinvd, ...
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 27))) {  // OSXSAVE: XCR0 readable
+  if (c & (1u << 27)) {        // OSXSAVE: XCR0, the register state the OS enables
     unsigned low = 0, high = 0;
     __asm__ volatile("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
     append_word(words, low);
@@ -169,8 +171,34 @@ HostCpu host_cpu_from(const std::string& cpuinfo, const std::string& feature_wor
   return cpu;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+// On x86 the CPU describes itself through CPUID, which the compiler reads too:
+// /proc/cpuinfo is not read (the kernel samples every core's clock to write it, a
+// quarter of a millisecond here, at every process start).
+std::string x86_identity() {
+  unsigned max = 0, b = 0, c = 0, d = 0, signature = 0;
+  __cpuid(0, max, b, c, d);
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  __cpuid(1, signature, b, c, d);
+  unsigned family = (signature >> 8) & 0xf, model = (signature >> 4) & 0xf;
+  if (family == 0xf) family += (signature >> 20) & 0xff;
+  if (family == 0x6 || family >= 0xf) model |= ((signature >> 16) & 0xf) << 4;
+  return std::string("vendor_id: ") + vendor + "\ncpu family: " + std::to_string(family) +
+         "\nmodel: " + std::to_string(model) + "\nstepping: " + std::to_string(signature & 0xf) +
+         "\nmodel name: " + vendor + " family " + std::to_string(family) + " model " +
+         std::to_string(model) + "\n";
+}
+#endif
+
 const HostCpu& host_cpu() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const HostCpu cpu = host_cpu_from(x86_identity(), native_feature_words());
+#else
   static const HostCpu cpu = host_cpu_from(read_first_processor(), native_feature_words());
+#endif
   return cpu;
 }
 

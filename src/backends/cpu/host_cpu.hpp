@@ -7,14 +7,16 @@
 namespace stubjit::detail {
 
 struct HostCpu {
-  // What the CPU calls itself ("AMD EPYC 7B13"), for messages.
+  // What the CPU calls itself, for messages ("GenuineIntel family 6 model 85" on x86,
+  // from CPUID; elsewhere /proc/cpuinfo's name).
   std::string model;
   // The target id cache keys hold: "<triple>/<vendor>-<family>-<model>/<hash>", where
   // the hash covers what -march=native code depends on: what the compiler itself reads
   // (on x86 the CPUID feature leaves and XCR0, elsewhere the hardware capabilities of
-  // the auxiliary vector), and the first processor's identity and flags from
-  // /proc/cpuinfo. Equal on identical CPUs, so a cache shared by a cluster's identical
-  // nodes is shared; different wherever the compiler could emit different code.
+  // the auxiliary vector), and the CPU's vendor, family, model and stepping (from
+  // CPUID on x86, where /proc/cpuinfo is not read; elsewhere the first processor's
+  // identity and flags from /proc/cpuinfo). Equal on identical CPUs, so a cache shared by a
+  // cluster's identical nodes is shared; different wherever the compiler could emit different code.
   std::string target_id;
 };
 
