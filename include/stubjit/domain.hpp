@@ -73,6 +73,8 @@ class STUBJIT_API Domain {
   // Dimensions with first 0 and step 1: Domain{rows, cols}.
   Domain(std::initializer_list<std::int64_t> counts);
   explicit Domain(const std::vector<Dim>& dims);
+  // The same from a range of dimensions, without allocating.
+  explicit Domain(DimRange dims);
   // Fortran loop nest, outermost first: Domain::loops({{1, n}, {n, 1, -1}}).
   static Domain loops(const std::vector<Loop>& loops);
 

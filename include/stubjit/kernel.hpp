@@ -96,6 +96,8 @@ struct LaunchOptions {
 // What a launch did, cheap enough to return from every launch.
 struct LaunchSummary {
   Mode mode = Mode::direct;
+  // The rank the stub ran at: below the domain's where dimensions were fused
+  // (RuntimeOptions::fuse_dimensions).
   int rank = 0;
   std::size_t dispatches = 0;
   // This launch ran the compiler for its stub; false when the stub was found in memory

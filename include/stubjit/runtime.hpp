@@ -50,6 +50,12 @@ struct RuntimeOptions {
   // headers, as <relative/path>; anything else is refused before compiling, so that a
   // CompileError never carries the contents of an arbitrary file.
   std::vector<std::string> include_directories;
+  // Dimension fusion (docs/performance.md): a launch of a kernel that takes no index
+  // token runs over fewer dimensions where its projected fields allow (a dense 40M x 1
+  // domain is one loop of 40M; a column-major field is walked in memory order). The
+  // results are the same; LaunchSummary::rank says the rank that ran. false: every
+  // launch runs over its domain as given.
+  bool fuse_dimensions = true;
   // Worker threads of the CPU backend; 0: one per core.
   unsigned cpu_threads = 0;
   // Directory to write every generated stub to; empty: $STUBJIT_DUMP_DIR, if set.

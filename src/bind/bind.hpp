@@ -30,6 +30,8 @@ class PackedArgs {
     }
     size_ = size;
   }
+  // Fewer bytes, kept where they are (size <= size()).
+  void shrink(std::size_t size) noexcept { size_ = size; }
   unsigned char* data() noexcept { return heap_ ? heap_.get() : inline_; }
   const unsigned char* data() const noexcept { return heap_ ? heap_.get() : inline_; }
   std::size_t size() const noexcept { return size_; }

@@ -41,6 +41,8 @@ Domain::Domain(std::initializer_list<std::int64_t> counts) {
 
 Domain::Domain(const std::vector<Dim>& dims) { assign(dims.data(), dims.size()); }
 
+Domain::Domain(DimRange dims) { assign(dims.data(), dims.size()); }
+
 void Domain::assign(const Dim* dims, std::size_t count) {
   if (count > static_cast<std::size_t>(max_rank)) {
     throw DomainError(-1, "domain rank must be 1.." + std::to_string(max_rank) + ", got " +

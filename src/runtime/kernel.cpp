@@ -9,6 +9,7 @@
 
 #include <atomic>
 
+#include "bind/fusion.hpp"
 #include "codegen/identifier.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_memo.hpp"
@@ -83,6 +84,14 @@ void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std:
   const RuntimeState& runtime = *kernel.runtime;
   bind_arguments(kernel.source.signature, domain, args, count, &runtime, bound,
                  runtime.toolchain->traits().index32);
+}
+
+const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
+                         BoundArgs& bound, std::optional<Domain>& fused) {
+  if (!kernel.runtime->options.fuse_dimensions) return domain;
+  if (mode == Mode::direct && domain.rank() > 3) return domain;
+  fused = fuse_dimensions(kernel.source.signature, domain, bound);
+  return fused ? *fused : domain;
 }
 
 Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode) {
@@ -181,23 +190,25 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   }
   detail::BoundArgs bound;
   detail::bind(kernel, domain, args, count, bound);
+  std::optional<Domain> fused;
+  const Domain& run = detail::run_domain(kernel, domain, options.mode, bound, fused);
   detail::StreamState* stream =
       options.stream ? options.stream->state() : runtime.default_stream.get();
 
   // A launch like one this thread made before: its plan and stub, without the planner.
   detail::LaunchMemo& memo = detail::launch_memo(kernel.id);
-  if (memo.matches(kernel.id, domain, options.mode, bound)) {
+  if (memo.matches(kernel.id, run, options.mode, bound)) {
     const detail::MemoInUse in_use(memo);
     const Plan& plan = memo.plan;
     const detail::KernelStubs::Record& record = *memo.record;
     if (record.failure) std::rethrow_exception(record.failure);
     runtime.memory_hits.add();
-    detail::issue_dispatches(runtime, *record.stub, domain, plan, bound.packed, stream);
+    detail::issue_dispatches(runtime, *record.stub, run, plan, bound.packed, stream);
     runtime.launches.add();
     return LaunchSummary{plan.mode, plan.rank, plan.dispatches.size(), false};
   }
 
-  const Plan plan = detail::plan_for(kernel, domain, options.mode);
+  const Plan plan = detail::plan_for(kernel, run, options.mode);
   LaunchSummary summary{plan.mode, plan.rank, plan.dispatches.size(), false};
   if (plan.dispatches.empty()) return summary;
   const detail::StubIdentity identity = detail::StubIdentity::of(
@@ -206,8 +217,8 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   const detail::LoadedStub& stub = detail::stub_for(kernel, identity, summary.compiled, hold);
   // Remembered only when the kernel's table holds the stub (the entry points there).
   if (const detail::KernelStubs::Record* record = kernel.stubs.find(identity))
-    memo.remember(kernel.id, domain, options.mode, bound, plan, record);
-  detail::issue_dispatches(runtime, stub, domain, plan, bound.packed, stream);
+    memo.remember(kernel.id, run, options.mode, bound, plan, record);
+  detail::issue_dispatches(runtime, stub, run, plan, bound.packed, stream);
   runtime.launches.add();
   return summary;
 }
@@ -222,7 +233,9 @@ std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& ar
   if (!state_) throw Error("null kernel");
   detail::BoundArgs bound;
   detail::bind(*state_, domain, args.data(), args.size(), bound);
-  const Plan plan = detail::plan_for(*state_, domain, forced);
+  std::optional<Domain> fused;
+  const Plan plan =
+      detail::plan_for(*state_, detail::run_domain(*state_, domain, forced, bound, fused), forced);
   return detail::generate_stub(detail::stub_request(*state_->runtime, state_->source,
                                                     detail::variant_of(*state_, plan, bound)))
       .source;

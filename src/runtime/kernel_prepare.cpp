@@ -35,7 +35,9 @@ Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const A
   detail::RuntimeState& runtime = *kernel.runtime;
   detail::BoundArgs bound;
   detail::bind(kernel, domain, args, count, bound);
-  const Plan plan = detail::plan_for(kernel, domain, mode);
+  std::optional<Domain> fused;
+  const Plan plan =
+      detail::plan_for(kernel, detail::run_domain(kernel, domain, mode, bound, fused), mode);
   Prepared out;
   out.summary = LaunchSummary{plan.mode, plan.rank, plan.dispatches.size(), false};
   if (plan.dispatches.empty()) return out;

@@ -13,6 +13,12 @@ namespace stubjit::detail {
 // Arguments against the signature (ArgumentError, AliasError).
 void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std::size_t count,
           BoundArgs& bound);
+// The domain the launch runs over: `domain` as given, or its fusion (bind/fusion.hpp),
+// kept in `fused`, with `bound` rewritten for it. Not fused where the runtime's
+// options say so, nor where a forced direct mode is to be refused over the domain as
+// given (rank > 3), so that whether a launch is refused never depends on strides.
+const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
+                         BoundArgs& bound, std::optional<Domain>& fused);
 // The plan, checked against the device's own limits when the runtime's are
 // overridden (PlanError).
 Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode);

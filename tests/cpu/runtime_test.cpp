@@ -114,8 +114,13 @@ TEST(Runtime, StubSourceShowsWhatALaunchWouldCompile) {
   Kernel saxpy = runtime.kernel(test::saxpy_kernel());
   Field x = runtime.allocate<float>({8, 8});
   Field y = runtime.allocate<float>({8, 8});
+  // Dense 8 x 8 fields: the launch runs fused, as one dimension of 64.
   const std::string source = saxpy.stub_source(Domain{8, 8}, {1.0f, x, y}, Mode::spread);
-  EXPECT_NE(source.find("stubjit_saxpy_spread_r2"), std::string::npos);
+  EXPECT_NE(source.find("stubjit_saxpy_spread_r1"), std::string::npos);
+  const Domain three_columns({Dim{0, 8, 1}, Dim{0, 3, 1}});
+  EXPECT_NE(
+      saxpy.stub_source(three_columns, {1.0f, x, y}, Mode::spread).find("stubjit_saxpy_spread_r2"),
+      std::string::npos);
   EXPECT_EQ(runtime.counters().compiles, 0u);
 }
 
