@@ -3,11 +3,13 @@
 // group (the same mapping a GPU stub uses: group ids flatten x-fastest, direct
 // indexing maps logical dimension N-1 to x, spread indexing walks flat positions).
 //
-// The innermost dimension runs in stubjit_run, a separate function whose field
+// The two innermost dimensions run in stubjit_run, a separate function whose field
 // pointers are __restrict parameters and whose strides are single values: that is
-// what lets LLVM vectorize it (restrict is sound because binding refuses a
-// read-write field that aliases another argument) and version it for stride 1.
-// Inlined, the strides become products LLVM cannot version, and it gives up.
+// what lets LLVM vectorize the innermost loop (restrict is sound because binding
+// refuses a read-write field that aliases another argument) and version it for
+// stride 1. Inlined, the strides become products LLVM cannot version, and it gives
+// up. It takes a block of rows, not one: a row of 5 elements per call spent more on
+// the call and the row's offsets than on the elements.
 #include <string>
 
 #include "codegen/dialect.hpp"
@@ -74,15 +76,20 @@ class CppDialect final : public DialectEmitter {
  private:
   static std::string last(const StubContext& context) { return std::to_string(context.rank() - 1); }
 
-  // stubjit_run(n, [i0..i(N-2), ibegin, istep,] per-parameter values...)
+  // stubjit_run(rows, n, [i0..i(N-3), jbegin, jstep, ibegin, istep,] per-parameter
+  // values...): `rows` runs of `n` positions, along the second-innermost and the
+  // innermost dimension (rank 1: one run; rows is 1). A projected field comes as the
+  // first run's pointer (or trailing view), its innermost step and its step per row.
   static void emit_run_function(const StubContext& context) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
     const KernelSource& kernel = *context.request().kernel;
-    std::string params = "const " + I + " stubjit_n";
+    const bool two_d = context.rank() >= 2;
+    std::string params = "const " + I + " stubjit_rows, const " + I + " stubjit_n";
     if (context.uses_index()) {
-      for (int d = 0; d + 1 < context.rank(); ++d)
+      for (int d = 0; d + 2 < context.rank(); ++d)
         params += ", const " + I + " stubjit_i" + std::to_string(d);
+      if (two_d) params += ", const " + I + " stubjit_jbegin, const " + I + " stubjit_jstep";
       params += ", const " + I + " stubjit_ibegin, const " + I + " stubjit_istep";
     }
     for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
@@ -99,22 +106,43 @@ class CppDialect final : public DialectEmitter {
                                 : ", const " + view_type(p, I) + " " + local + "_view";
           break;
         case Binding::projection:
-          params += p.rank == 0 ? ", " + c_elem(p) + "* STUBJIT_RESTRICT " + local
-                                : ", const " + view_type(p, I) + " " + local + "_tview";
-          params += ", const " + I + " " + local + "_step";
+          params += p.rank == 0 ? ", " + c_elem(p) + "* STUBJIT_RESTRICT " + local + "_first"
+                                : ", const " + view_type(p, I) + " " + local + "_tfirst";
+          params += ", const " + I + " " + local + "_step, const " + I + " " + local + "_row";
           break;
       }
     }
     out.line(0,
-             "// The innermost run of positions; see the C++ dialect for why it is not inlined.");
+             "// The innermost runs of positions; see the C++ dialect for why it is not inlined.");
     out.line(0, "static __attribute__((noinline)) void stubjit_run(" + params + ")");
     out.line(0, "{");
-    out.line(1, "for (" + I + " stubjit_k = 0; stubjit_k < stubjit_n; ++stubjit_k) {");
+    out.line(1, "for (" + I + " stubjit_r = 0; stubjit_r < stubjit_rows; ++stubjit_r) {");
+    if (context.uses_index() && two_d) {
+      out.line(2, "const " + I + " stubjit_i" + std::to_string(context.rank() - 2) +
+                      " = stubjit::logical_index<" + I +
+                      ">(stubjit_jbegin, stubjit_jstep, stubjit_r);");
+    }
+    for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
+      const Param& p = kernel.signature[i];
+      if (context.request().bindings[i] != Binding::projection) continue;
+      const std::string local = argument_local(p);
+      const std::string row = "stubjit::wrapping_product<" + I + ">(stubjit_r, " + local + "_row)";
+      if (p.rank == 0) {
+        out.line(
+            2, c_elem(p) + "* STUBJIT_RESTRICT " + local + " = " + local + "_first + " + row + ";");
+      } else {
+        out.line(2, "const " + view_type(p, I) + " " + local + "_tview = stubjit::offset_view<" +
+                        c_elem(p) + ", " + std::to_string(p.rank) + ", " + I + ">(" + local +
+                        "_tfirst, " + row + ");");
+      }
+    }
+    out.line(2, "for (" + I + " stubjit_k = 0; stubjit_k < stubjit_n; ++stubjit_k) {");
     if (context.uses_index()) {
-      out.line(2, "const " + I + " stubjit_i" + last(context) + " = stubjit::logical_index<" + I +
+      out.line(3, "const " + I + " stubjit_i" + last(context) + " = stubjit::logical_index<" + I +
                       ">(stubjit_ibegin, stubjit_istep, stubjit_k);");
     }
-    context.emit_visit(2, StubContext::VisitStyle::row);
+    context.emit_visit(3, StubContext::VisitStyle::row);
+    out.line(2, "}");
     out.line(1, "}");
     out.line(0, "}");
     out.raw("\n");
@@ -132,22 +160,38 @@ class CppDialect final : public DialectEmitter {
       context.out().line(1, "const " + I + " " + local + "_step = stubjit::wrapping_product<" + I +
                                 ">(stubjit_step" + last(context) + ", " + local + "_s" +
                                 last(context) + ");");
+      const std::string outer = context.rank() >= 2 ? std::to_string(context.rank() - 2) : "";
+      context.out().line(
+          1, "const " + I + " " + local + "_row = " +
+                 (outer.empty() ? I + "(0)"
+                                : "stubjit::wrapping_product<" + I + ">(stubjit_step" + outer +
+                                      ", " + local + "_s" + outer + ")") +
+                 ";");
     }
   }
 
-  // Calls stubjit_run for `count` positions of the innermost dimension starting at
-  // position `begin`; stubjit_i0..stubjit_i(N-2) are in scope.
-  static void emit_run_call(const StubContext& context, int indent, const std::string& begin,
-                            const std::string& count) {
+  // Calls stubjit_run for `rows` runs of `count` positions: from position `begin` of
+  // the innermost dimension and (rank >= 2) position `row_begin` of the one outside
+  // it; stubjit_i0..stubjit_i(N-3) are in scope.
+  static void emit_run_call(const StubContext& context, int indent, const std::string& rows,
+                            const std::string& row_begin, const std::string& count,
+                            const std::string& begin) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
     const std::string L = last(context);
+    const bool two_d = context.rank() >= 2;
+    const std::string J = std::to_string(context.rank() - 2);
     const KernelSource& kernel = *context.request().kernel;
     out.line(indent, "const " + I + " stubjit_ibegin = stubjit::logical_index<" + I +
                          ">(stubjit_first" + L + ", stubjit_step" + L + ", " + begin + ");");
-    std::string args = count;
+    if (two_d) {
+      out.line(indent, "const " + I + " stubjit_jbegin = stubjit::logical_index<" + I +
+                           ">(stubjit_first" + J + ", stubjit_step" + J + ", " + row_begin + ");");
+    }
+    std::string args = rows + ", " + count;
     if (context.uses_index()) {
-      for (int d = 0; d + 1 < context.rank(); ++d) args += ", stubjit_i" + std::to_string(d);
+      for (int d = 0; d + 2 < context.rank(); ++d) args += ", stubjit_i" + std::to_string(d);
+      if (two_d) args += ", stubjit_jbegin, stubjit_step" + J;
       args += ", stubjit_ibegin, stubjit_step" + L;
     }
     for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
@@ -163,17 +207,18 @@ class CppDialect final : public DialectEmitter {
           args += ", " + local + (p.rank == 0 ? "" : "_view");
           break;
         case Binding::projection: {
-          std::string row;
-          for (int d = 0; d + 1 < context.rank(); ++d) {
-            row +=
+          std::string first;
+          for (int d = 0; d + 2 < context.rank(); ++d) {
+            first +=
                 "stubjit_i" + std::to_string(d) + " * " + local + "_s" + std::to_string(d) + " + ";
           }
-          row += "stubjit_ibegin * " + local + "_s" + L;
+          if (two_d) first += "stubjit_jbegin * " + local + "_s" + J + " + ";
+          first += "stubjit_ibegin * " + local + "_s" + L;
           args += p.rank == 0
-                      ? ", " + local + " + (" + row + ")"
+                      ? ", " + local + " + (" + first + ")"
                       : ", stubjit::offset_view<" + c_elem(p) + ", " + std::to_string(p.rank) +
-                            ", " + I + ">(" + local + "_tview, " + row + ")";
-          args += ", " + local + "_step";
+                            ", " + I + ">(" + local + "_tview, " + first + ")";
+          args += ", " + local + "_step, " + local + "_row";
           break;
         }
       }
@@ -181,8 +226,8 @@ class CppDialect final : public DialectEmitter {
     out.line(indent, "stubjit_run(" + args + ");");
   }
 
-  // One group of a direct dispatch: a box of positions; loops over all but the
-  // innermost dimension, one run for the innermost.
+  // One group of a direct dispatch: a box of positions; loops over all but the two
+  // innermost dimensions, one block of rows for those.
   static void emit_direct_group(const StubContext& context, bool with_origin) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
@@ -207,21 +252,33 @@ class CppDialect final : public DialectEmitter {
                       n + " + " + I + "(stubjit_lp.block[" + std::to_string(p) +
                       "]), stubjit_count" + n + ");");
     }
-    out.line(2,
-             "if (stubjit_lo" + last(context) + " >= stubjit_hi" + last(context) + ") continue;");
-    for (int d = 0; d + 1 < rank; ++d) {
+    std::string empty;
+    for (int d = 0; d < rank; ++d) {
+      const std::string n = std::to_string(d);
+      empty += (d ? " || stubjit_lo" : "stubjit_lo") + n + " >= stubjit_hi" + n;
+    }
+    out.line(2, "if (" + empty + ") continue;");
+    for (int d = 0; d + 2 < rank; ++d) {
       const std::string n = std::to_string(d);
       out.line(2 + d, "for (" + I + " stubjit_p" + n + " = stubjit_lo" + n + "; stubjit_p" + n +
                           " < stubjit_hi" + n + "; ++stubjit_p" + n + ") {");
       context.emit_logical_index(3 + d, d);
     }
-    emit_run_call(context, 1 + rank, "stubjit_lo" + last(context),
-                  "stubjit_hi" + last(context) + " - stubjit_lo" + last(context));
-    for (int d = rank - 2; d >= 0; --d) out.line(2 + d, "}");
+    const std::string L = last(context);
+    const int indent = rank >= 2 ? rank : 2;
+    if (rank >= 2) {
+      const std::string J = std::to_string(rank - 2);
+      emit_run_call(context, indent, "stubjit_hi" + J + " - stubjit_lo" + J, "stubjit_lo" + J,
+                    "stubjit_hi" + L + " - stubjit_lo" + L, "stubjit_lo" + L);
+    } else {
+      emit_run_call(context, indent, I + "(1)", "", "stubjit_hi0 - stubjit_lo0", "stubjit_lo0");
+    }
+    for (int d = rank - 3; d >= 0; --d) out.line(2 + d, "}");
   }
 
   // One group of a spread dispatch: a run of flat positions, raised once and then
-  // walked as runs along the innermost dimension.
+  // walked as blocks of whole rows of the innermost dimension where the run holds
+  // them, else as one row or part of one.
   static void emit_spread_group(const StubContext& context) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
@@ -242,18 +299,43 @@ class CppDialect final : public DialectEmitter {
     out.line(2, "stubjit::raise<" + std::to_string(rank) + ", " + I +
                     ">(stubjit_lin, stubjit_counts, stubjit_pos);");
     out.line(2, "while (stubjit_lin < stubjit_lin_end) {");
-    out.line(3, "const " + I + " stubjit_run_length = stubjit::min_of<" + I +
-                    ">(stubjit_lin_end - stubjit_lin, stubjit_count" + L + " - stubjit_pos[" + L +
-                    "]);");
-    for (int d = 0; d + 1 < rank; ++d) {
+    out.line(3, "const " + I + " stubjit_left = stubjit_lin_end - stubjit_lin;");
+    if (rank == 1) {
+      out.line(3, "const " + I + " stubjit_rows = 1;");
+      out.line(3, "const " + I + " stubjit_run_length = stubjit::min_of<" + I +
+                      ">(stubjit_left, stubjit_count0 - stubjit_pos[0]);");
+      emit_run_call(context, 3, "stubjit_rows", "", "stubjit_run_length", "stubjit_pos[0]");
+      out.line(3, "stubjit_lin += stubjit_run_length;");
+      out.line(3, "stubjit_pos[0] += stubjit_run_length;");
+      out.line(2, "}");
+      return;
+    }
+    const std::string J = std::to_string(rank - 2);
+    // Whole rows from the start of one: as many as the run and the dimension outside
+    // hold (one division per block, not per element).
+    out.line(3, "const bool stubjit_whole = stubjit_pos[" + L +
+                    "] == 0 && stubjit_left >= stubjit_count" + L + ";");
+    out.line(3, "const " + I + " stubjit_rows = stubjit_whole ? stubjit::min_of<" + I +
+                    ">(stubjit_left / stubjit_count" + L + ", stubjit_count" + J +
+                    " - stubjit_pos[" + J + "]) : " + I + "(1);");
+    out.line(3, "const " + I + " stubjit_run_length = stubjit_whole ? stubjit_count" + L +
+                    " : stubjit::min_of<" + I + ">(stubjit_left, stubjit_count" + L +
+                    " - stubjit_pos[" + L + "]);");
+    for (int d = 0; d + 2 < rank; ++d) {
       const std::string n = std::to_string(d);
       out.line(3, "const " + I + " stubjit_p" + n + " = stubjit_pos[" + n + "];");
       context.emit_logical_index(3, d);
     }
-    emit_run_call(context, 3, "stubjit_pos[" + L + "]", "stubjit_run_length");
-    out.line(3, "stubjit_lin += stubjit_run_length;");
-    out.line(3, "stubjit_pos[" + L + "] += stubjit_run_length;");
-    out.line(3, "for (int stubjit_d = " + L +
+    emit_run_call(context, 3, "stubjit_rows", "stubjit_pos[" + J + "]", "stubjit_run_length",
+                  "stubjit_pos[" + L + "]");
+    out.line(3, "stubjit_lin += stubjit_rows * stubjit_run_length;");
+    out.line(3, "if (stubjit_pos[" + L + "] + stubjit_run_length == stubjit_count" + L + ") {");
+    out.line(4, "stubjit_pos[" + L + "] = 0;");
+    out.line(4, "stubjit_pos[" + J + "] += stubjit_rows;");
+    out.line(3, "} else {");
+    out.line(4, "stubjit_pos[" + L + "] += stubjit_run_length;");
+    out.line(3, "}");
+    out.line(3, "for (int stubjit_d = " + J +
                     "; stubjit_d > 0 && stubjit_pos[stubjit_d] == stubjit_counts[stubjit_d]; "
                     "--stubjit_d) {");
     out.line(4, "stubjit_pos[stubjit_d] = 0;");
