@@ -1,5 +1,7 @@
 #include "hand_loops.hpp"
 
+#include <omp.h>
+
 void hand_saxpy_2d(std::int64_t rows, std::int64_t cols, float a, const float* x, float* y) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -7,4 +9,118 @@ void hand_saxpy_2d(std::int64_t rows, std::int64_t cols, float a, const float* x
     float* yr = y + r * cols;
     for (std::int64_t c = 0; c < cols; ++c) yr[c] = a * xr[c] + yr[c];
   }
+}
+
+// The shape matrix's loops: nested loops of a rank known at compile time, extents and
+// strides at run time, the innermost with a unit-stride version (what a hand-writer
+// would write for contiguous rows). OpenMP takes the outermost two loops together
+// (collapse(2)) so that a short outermost extent still keeps every core busy; at rank 2
+// with a short outer extent it takes the inner one instead.
+namespace {
+
+using i64 = std::int64_t;
+
+template <int D, int R, class Body>
+inline void nest_from(const HandNest& n, i64 a, i64 b, const Body& body) {
+  if constexpr (D == R - 1) {
+    body(a, b, n.count[D], n.stride_a[D], n.stride_b[D]);
+  } else {
+    for (i64 i = 0; i < n.count[D]; ++i)
+      nest_from<D + 1, R>(n, a + i * n.stride_a[D], b + i * n.stride_b[D], body);
+  }
+}
+
+template <int R, class Body>
+void run_nest(const HandNest& n, const Body& body) {
+  if constexpr (R == 1) {
+#pragma omp parallel
+    {
+      // One contiguous part per thread, as a static schedule gives.
+      const i64 threads = omp_get_num_threads();
+      const i64 t = omp_get_thread_num();
+      const i64 begin = n.count[0] * t / threads;
+      const i64 end = n.count[0] * (t + 1) / threads;
+      body(begin * n.stride_a[0], begin * n.stride_b[0], end - begin, n.stride_a[0], n.stride_b[0]);
+    }
+  } else if constexpr (R == 2) {
+    if (n.count[0] >= 64) {
+#pragma omp parallel for schedule(static)
+      for (i64 i = 0; i < n.count[0]; ++i)
+        body(i * n.stride_a[0], i * n.stride_b[0], n.count[1], n.stride_a[1], n.stride_b[1]);
+    } else {
+      for (i64 i = 0; i < n.count[0]; ++i) {
+        HandNest row = n;
+        row.count[0] = n.count[1];
+        row.stride_a[0] = n.stride_a[1];
+        row.stride_b[0] = n.stride_b[1];
+        const i64 a = i * n.stride_a[0], b = i * n.stride_b[0];
+        run_nest<1>(
+            row, [&](i64 ra, i64 rb, i64 c, i64 sa, i64 sb) { body(a + ra, b + rb, c, sa, sb); });
+      }
+    }
+  } else {
+#pragma omp parallel for collapse(2) schedule(static)
+    for (i64 i = 0; i < n.count[0]; ++i)
+      for (i64 j = 0; j < n.count[1]; ++j)
+        nest_from<2, R>(n, i * n.stride_a[0] + j * n.stride_a[1],
+                        i * n.stride_b[0] + j * n.stride_b[1], body);
+  }
+}
+
+template <class Body>
+void run_any(const HandNest& n, const Body& body) {
+  switch (n.rank) {
+    case 1:
+      return run_nest<1>(n, body);
+    case 2:
+      return run_nest<2>(n, body);
+    case 3:
+      return run_nest<3>(n, body);
+    case 4:
+      return run_nest<4>(n, body);
+    case 5:
+      return run_nest<5>(n, body);
+    case 6:
+      return run_nest<6>(n, body);
+    case 7:
+      return run_nest<7>(n, body);
+    default:
+      return run_nest<8>(n, body);
+  }
+}
+
+}  // namespace
+
+void hand_saxpy(const HandNest& nest, float a, const float* x, float* y) {
+  run_any(nest, [=](i64 ox, i64 oy, i64 count, i64 sx, i64 sy) {
+    const float* __restrict xr = x + ox;
+    float* __restrict yr = y + oy;
+    if (sx == 1 && sy == 1) {
+      for (i64 k = 0; k < count; ++k) yr[k] = a * xr[k] + yr[k];
+    } else {
+      for (i64 k = 0; k < count; ++k) yr[k * sy] = a * xr[k * sx] + yr[k * sy];
+    }
+  });
+}
+
+void hand_stencil(const HandNest& nest, int neighbours, const std::int64_t* neighbour, float c0,
+                  float c1, const float* u, float* out) {
+  const i64 n0 = neighbour[0];
+  const i64 n1 = neighbours > 1 ? neighbour[1] : 0;
+  const i64 n2 = neighbours > 2 ? neighbour[2] : 0;
+  run_any(nest, [=](i64 o, i64, i64 count, i64 s, i64) {
+    const float* __restrict ur = u + o;
+    float* __restrict outr = out + o;
+    auto at = [&](i64 e) {
+      float sum = ur[e - n0] + ur[e + n0];
+      if (neighbours > 1) sum += ur[e - n1] + ur[e + n1];
+      if (neighbours > 2) sum += ur[e - n2] + ur[e + n2];
+      return c0 * ur[e] + c1 * sum;
+    };
+    if (s == 1) {
+      for (i64 k = 0; k < count; ++k) outr[k] = at(k);
+    } else {
+      for (i64 k = 0; k < count; ++k) outr[k * s] = at(k * s);
+    }
+  });
 }

@@ -4,3 +4,22 @@
 #include <cstdint>
 
 void hand_saxpy_2d(std::int64_t rows, std::int64_t cols, float a, const float* x, float* y);
+
+// A loop nest for the shape matrix (bench/shape_matrix.cpp): `rank` loops, outermost
+// first, in the order a hand-writer would walk the fields (memory order), with each
+// field's stride per loop in elements.
+struct HandNest {
+  int rank = 1;
+  std::int64_t count[8] = {};
+  std::int64_t stride_a[8] = {};  // saxpy: x; stencil: u and out (one layout)
+  std::int64_t stride_b[8] = {};  // saxpy: y; stencil: unused
+};
+
+// y = a * x + y over the nest.
+void hand_saxpy(const HandNest& nest, float a, const float* x, float* y);
+
+// out = c0 * u + c1 * (sum of the 2 * neighbours.size() neighbours) at every point of
+// the nest; `neighbour` holds the element distance to each pair of neighbours (1 to 3
+// of them), `u` and `out` point at the first point, and share one layout.
+void hand_stencil(const HandNest& nest, int neighbours, const std::int64_t* neighbour, float c0,
+                  float c1, const float* u, float* out);

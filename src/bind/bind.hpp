@@ -1,7 +1,9 @@
 // bind: checks launch arguments against a kernel's signature and packs them.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "stubjit/domain.hpp"
@@ -42,9 +44,16 @@ class PackedArgs {
   std::size_t size_ = 0;
 };
 
+// Where each of a kernel's index dimensions runs: index_order[d] is the dimension of
+// the launch's domain (after fusion.hpp's reordering) that holds the kernel's logical
+// dimension d. The identity unless a kernel that takes its index runs reordered.
+using IndexOrder = std::array<std::uint8_t, 8>;
+inline constexpr IndexOrder identity_order = {0, 1, 2, 3, 4, 5, 6, 7};
+
 struct BoundArgs {
   BindingList bindings;  // one per parameter
   PackedArgs packed;
+  IndexOrder index_order = identity_order;
   // Every position, logical index and element offset fits in int32, so a stub may
   // use the 32-bit index variant (false when the caller did not ask).
   bool fits_int32 = false;

@@ -41,6 +41,96 @@ i64 read_i64(const unsigned char* at) {
 
 void write_i64(unsigned char* at, i64 value) { std::memcpy(at, &value, sizeof value); }
 
+// A kernel that takes its index: the same dimensions, each with its own logical
+// indices, put in the memory order of the reference field (a dimension of one index
+// outermost, a descending one walked upwards); the stub gives the token its dimensions
+// back in the kernel's order (bound.index_order).
+std::optional<Domain> reorder(const Signature& signature, const Domain& domain, BoundArgs& bound) {
+  const int rank = domain.rank();
+  const DimRange dims = domain.dims();
+  // The reference field's slot: the first written projected field, else the first.
+  std::size_t reference_at = 0;
+  int reference_rank = -1;
+  bool reference_writes = false;
+  {
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < signature.size(); ++i) {
+      const Param& p = signature[i];
+      const Binding binding = bound.bindings[i];
+      if (binding == Binding::projection &&
+          (reference_rank < 0 || (!reference_writes && p.access == Access::read_write))) {
+        reference_at = at;
+        reference_rank = actual_rank(p, binding, rank);
+        reference_writes = p.access == Access::read_write;
+      }
+      at += slot_size(p, binding, rank);
+    }
+  }
+  if (reference_rank < 0) return std::nullopt;
+  const unsigned char* strides =
+      bound.packed.data() + reference_at + 8 + 8 * static_cast<std::size_t>(reference_rank);
+  std::array<wide, max_rank> reach;  // element distance per position along each dimension
+  for (int d = 0; d < rank; ++d) {
+    const Dim& dim = dims[static_cast<std::size_t>(d)];
+    reach[std::size_t(d)] = dim.count > 1 ? wide(dim.step) * read_i64(strides + 8 * std::size_t(d))
+                                          : std::numeric_limits<i64>::max();  // outermost
+  }
+  const auto magnitude = [&](int d) {
+    const wide r = reach[std::size_t(d)];
+    return r < 0 ? -r : r;
+  };
+  std::array<int, max_rank> order;  // order[q]: the domain dimension run as dimension q
+  for (int d = 0; d < rank; ++d) order[std::size_t(d)] = d;
+  for (int a = 1; a < rank; ++a) {  // insertion sort, stable, largest reach outermost
+    const int moving = order[std::size_t(a)];
+    int b = a;
+    for (; b > 0 && magnitude(order[std::size_t(b - 1)]) < magnitude(moving); --b)
+      order[std::size_t(b)] = order[std::size_t(b - 1)];
+    order[std::size_t(b)] = moving;
+  }
+  bool changed = false;
+  std::array<Dim, max_rank> run;
+  for (int q = 0; q < rank; ++q) {
+    const int d = order[std::size_t(q)];
+    Dim dim = dims[static_cast<std::size_t>(d)];
+    if (d != q) changed = true;
+    if (dim.count > 1 && reach[std::size_t(d)] < 0 && dim.step != std::numeric_limits<i64>::min()) {
+      dim = Dim{dim.at(dim.count - 1), dim.count, -dim.step};
+      changed = true;
+    }
+    run[std::size_t(q)] = dim;
+  }
+  if (!changed) return std::nullopt;
+
+  // Each projected slot's extents and strides of the domain's dimensions, reordered.
+  unsigned char* packed = bound.packed.data();
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    const Param& p = signature[i];
+    const Binding binding = bound.bindings[i];
+    if (binding == Binding::projection) {
+      const auto slot_rank = static_cast<std::size_t>(actual_rank(p, binding, rank));
+      unsigned char* extents = packed + at + 8;
+      unsigned char* field_strides = extents + 8 * slot_rank;
+      std::array<i64, max_rank> old_extents, old_strides;
+      for (int d = 0; d < rank; ++d) {
+        old_extents[std::size_t(d)] = read_i64(extents + 8 * std::size_t(d));
+        old_strides[std::size_t(d)] = read_i64(field_strides + 8 * std::size_t(d));
+      }
+      for (int q = 0; q < rank; ++q) {
+        const auto d = static_cast<std::size_t>(order[std::size_t(q)]);
+        write_i64(extents + 8 * std::size_t(q), old_extents[d]);
+        write_i64(field_strides + 8 * std::size_t(q), old_strides[d]);
+      }
+    }
+    at += slot_size(p, binding, rank);
+  }
+  for (int q = 0; q < rank; ++q)
+    bound.index_order[static_cast<std::size_t>(order[std::size_t(q)])] =
+        static_cast<std::uint8_t>(q);
+  return Domain(DimRange(run.data(), run.data() + rank));
+}
+
 }  // namespace
 
 std::optional<Domain> fuse_dimensions(const Signature& signature, const Domain& domain,
@@ -48,7 +138,7 @@ std::optional<Domain> fuse_dimensions(const Signature& signature, const Domain& 
   const int rank = domain.rank();
   if (rank < 2 || domain.empty()) return std::nullopt;
   for (const Param& p : signature)
-    if (p.kind == ParamKind::index) return std::nullopt;
+    if (p.kind == ParamKind::index) return reorder(signature, domain, bound);
 
   const DimRange dims = domain.dims();
   std::array<ProjectedField, max_kernel_parameters> fields;

@@ -12,6 +12,10 @@
 // column-major field is walked along its columns, and every-other-element views still
 // fuse.
 //
+// A kernel that takes its index token is not fused (its index is the domain's), but its
+// dimensions may still run in memory order, with the token put back in its own order
+// by the stub.
+//
 // The fused launch is an ordinary launch over a domain of first 0, step 1 in each
 // fused dimension, with each projected field rebased to its first element and given
 // the fused strides: its stub is the stub of that rank, so the fusion is part of the
@@ -24,11 +28,13 @@
 
 namespace stubjit::detail {
 
-// For a launch bound by bind_arguments: the fused domain, with `bound.packed`
-// rewritten for it, or nullopt (nothing touched) when the kernel takes an index token, the
-// domain is empty or of rank 1, or nothing would change. `bound.bindings` and
-// `bound.fits_int32` stay valid: the fused positions, strides and element offsets are
-// within those checked for the domain as given.
+// For a launch bound by bind_arguments: the domain it runs over, with `bound.packed`
+// rewritten for it, or nullopt (nothing touched) when the domain is empty or of rank
+// 1, or nothing would change. A kernel that takes an index token is only reordered
+// (see reorder in fusion.cpp): the same dimensions with their own logical indices, in
+// memory order, and `bound.index_order` says where each of the kernel's dimensions
+// went. `bound.bindings` and `bound.fits_int32` stay valid: the positions, strides and
+// element offsets are within those checked for the domain as given.
 std::optional<Domain> fuse_dimensions(const Signature& signature, const Domain& domain,
                                       BoundArgs& bound);
 

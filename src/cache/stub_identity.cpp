@@ -63,7 +63,9 @@ std::uint64_t StubVariant::hash() const noexcept {
   for (std::uint64_t word : bindings.words()) h = mix(h, word);
   h = mix(h, specialized.count);
   for (std::size_t i = 0; i < specialized.count; ++i) h = mix(h, specialized.bits[i]);
-  return h;
+  std::uint64_t order = 0;
+  for (std::uint8_t d : index_order) order = (order << 8) | d;
+  return mix(h, order);
 }
 
 StubIdentity StubIdentity::of(const KernelIdentity& kernel, const ToolchainIdentity& toolchain,
@@ -83,7 +85,7 @@ std::string key_text(const StubIdentity& identity) {
   std::ostringstream text;
   // One fact per line; the lines with free text (options, body, helpers) come last,
   // so that whatever they hold, the first "kernel " line is the kernel's.
-  text << "stubjit-key 3\n"
+  text << "stubjit-key 4\n"
        << "generator " << toolchain.generator << '\n'
        << "kernel " << kernel.name << '\n'
        << "signature " << kernel.signature << '\n'
@@ -95,6 +97,8 @@ std::string key_text(const StubIdentity& identity) {
        << 'x' << v.group_shape[1] << 'x' << v.group_shape[2] << " specialized "
        << int(v.specialized.count);
   for (std::size_t i = 0; i < v.specialized.count; ++i) text << ' ' << v.specialized.bits[i];
+  text << " order";
+  for (int d = 0; d < v.rank; ++d) text << ' ' << int(v.index_order[std::size_t(d)]);
   text << '\n'
        << "backend " << toolchain.backend << '\n'
        << "target " << toolchain.target << '\n'

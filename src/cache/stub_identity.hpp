@@ -91,12 +91,17 @@ struct StubVariant {
   Extent3 group_shape{0, 0, 0};
   BindingList bindings;  // one per parameter
   SpecializedValues specialized;
+  // Which dimension of the stub's domain holds each of the index token's dimensions
+  // (bind.hpp's IndexOrder): the identity but for a reordered launch of a kernel that
+  // takes its index.
+  std::array<std::uint8_t, 8> index_order = {0, 1, 2, 3, 4, 5, 6, 7};
 
   bool operator==(const StubVariant& other) const {
     return pattern == other.pattern && mode == other.mode && rank == other.rank &&
            index_bits == other.index_bits && launch_bounds == other.launch_bounds &&
            warp_size == other.warp_size && group_shape == other.group_shape &&
-           bindings == other.bindings && specialized == other.specialized;
+           bindings == other.bindings && specialized == other.specialized &&
+           index_order == other.index_order;
   }
   bool operator!=(const StubVariant& other) const { return !(*this == other); }
   std::uint64_t hash() const noexcept;

@@ -11,6 +11,7 @@
 // up. It takes a block of rows, not one: a row of 5 elements per call spent more on
 // the call and the row's offsets than on the elements.
 #include <string>
+#include <vector>
 
 #include "codegen/dialect.hpp"
 
@@ -90,8 +91,9 @@ class CppDialect final : public DialectEmitter {
       for (int d = 0; d + 2 < context.rank(); ++d)
         params += ", const " + I + " stubjit_i" + std::to_string(d);
       if (two_d) params += ", const " + I + " stubjit_jbegin, const " + I + " stubjit_jstep";
-      params += ", const " + I + " stubjit_ibegin, const " + I + " stubjit_istep";
+      params += ", const " + I + " stubjit_ibegin, const " + I + " stubjit_istep_in";
     }
+    std::vector<const Param*> views;  // broadcast fields of rank >= 1
     for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
       const Param& p = kernel.signature[i];
       const std::string local = argument_local(p);
@@ -103,7 +105,8 @@ class CppDialect final : public DialectEmitter {
           break;
         case Binding::broadcast:
           params += p.rank == 0 ? ", " + c_elem(p) + "* STUBJIT_RESTRICT " + local
-                                : ", const " + view_type(p, I) + " " + local + "_view";
+                                : ", const " + view_type(p, I) + " " + local + "_in";
+          if (p.rank > 0) views.push_back(&p);
           break;
         case Binding::projection:
           params += p.rank == 0 ? ", " + c_elem(p) + "* STUBJIT_RESTRICT " + local + "_first"
@@ -116,11 +119,53 @@ class CppDialect final : public DialectEmitter {
              "// The innermost runs of positions; see the C++ dialect for why it is not inlined.");
     out.line(0, "static __attribute__((noinline)) void stubjit_run(" + params + ")");
     out.line(0, "{");
-    out.line(1, "for (" + I + " stubjit_r = 0; stubjit_r < stubjit_rows; ++stubjit_r) {");
+    if (views.empty()) {
+      emit_rows(context, 1, views, false);
+    } else {
+      // Broadcast views are read at indices the body computes: with a stride known to
+      // be 1 along the view's last dimension (and a domain step of 1), an access that
+      // follows the innermost index is contiguous and the loop vectorizes. A copy of
+      // the loops where both are constants 1 gives LLVM that, whatever the body.
+      std::string unit;
+      for (const Param* p : views) {
+        unit += (unit.empty() ? "" : " && ") + argument_local(*p) + "_in.stride_[" +
+                std::to_string(p->rank - 1) + "] == 1";
+      }
+      if (context.uses_index()) unit += " && stubjit_istep_in == 1";
+      out.line(1, "if (" + unit + ") {");
+      emit_rows(context, 2, views, true);
+      out.line(1, "} else {");
+      emit_rows(context, 2, views, false);
+      out.line(1, "}");
+    }
+    out.line(0, "}");
+    out.raw("\n");
+  }
+
+  // The loops of stubjit_run over its rows and runs, at `indent`; `unit`: with the
+  // broadcast views' last stride and the innermost step as constants 1.
+  static void emit_rows(const StubContext& context, int indent,
+                        const std::vector<const Param*>& views, bool unit) {
+    SourceWriter& out = context.out();
+    const std::string I = context.index_type();
+    const KernelSource& kernel = *context.request().kernel;
+    const bool two_d = context.rank() >= 2;
+    for (const Param* p : views) {
+      const std::string local = argument_local(*p);
+      out.line(indent, (unit ? "" : "const ") + view_type(*p, I) + " " + local +
+                           "_view = " + local + "_in;");
+      if (unit) out.line(indent, local + "_view.stride_[" + std::to_string(p->rank - 1) + "] = 1;");
+    }
+    if (context.uses_index()) {
+      out.line(indent,
+               "const " + I + " stubjit_istep = " + (unit ? I + "(1)" : "stubjit_istep_in") + ";");
+    }
+    const int at = indent - 1;  // the loops below were written for indent 1
+    out.line(at + 1, "for (" + I + " stubjit_r = 0; stubjit_r < stubjit_rows; ++stubjit_r) {");
     if (context.uses_index() && two_d) {
-      out.line(2, "const " + I + " stubjit_i" + std::to_string(context.rank() - 2) +
-                      " = stubjit::logical_index<" + I +
-                      ">(stubjit_jbegin, stubjit_jstep, stubjit_r);");
+      out.line(at + 2, "const " + I + " stubjit_i" + std::to_string(context.rank() - 2) +
+                           " = stubjit::logical_index<" + I +
+                           ">(stubjit_jbegin, stubjit_jstep, stubjit_r);");
     }
     for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
       const Param& p = kernel.signature[i];
@@ -128,24 +173,23 @@ class CppDialect final : public DialectEmitter {
       const std::string local = argument_local(p);
       const std::string row = "stubjit::wrapping_product<" + I + ">(stubjit_r, " + local + "_row)";
       if (p.rank == 0) {
-        out.line(
-            2, c_elem(p) + "* STUBJIT_RESTRICT " + local + " = " + local + "_first + " + row + ";");
+        out.line(at + 2, c_elem(p) + "* STUBJIT_RESTRICT " + local + " = " + local + "_first + " +
+                             row + ";");
       } else {
-        out.line(2, "const " + view_type(p, I) + " " + local + "_tview = stubjit::offset_view<" +
-                        c_elem(p) + ", " + std::to_string(p.rank) + ", " + I + ">(" + local +
-                        "_tfirst, " + row + ");");
+        out.line(at + 2, "const " + view_type(p, I) + " " + local +
+                             "_tview = stubjit::offset_view<" + c_elem(p) + ", " +
+                             std::to_string(p.rank) + ", " + I + ">(" + local + "_tfirst, " + row +
+                             ");");
       }
     }
-    out.line(2, "for (" + I + " stubjit_k = 0; stubjit_k < stubjit_n; ++stubjit_k) {");
+    out.line(at + 2, "for (" + I + " stubjit_k = 0; stubjit_k < stubjit_n; ++stubjit_k) {");
     if (context.uses_index()) {
-      out.line(3, "const " + I + " stubjit_i" + last(context) + " = stubjit::logical_index<" + I +
-                      ">(stubjit_ibegin, stubjit_istep, stubjit_k);");
+      out.line(at + 3, "const " + I + " stubjit_i" + last(context) + " = stubjit::logical_index<" +
+                           I + ">(stubjit_ibegin, stubjit_istep, stubjit_k);");
     }
-    context.emit_visit(3, StubContext::VisitStyle::row);
-    out.line(2, "}");
-    out.line(1, "}");
-    out.line(0, "}");
-    out.raw("\n");
+    context.emit_visit(at + 3, StubContext::VisitStyle::row);
+    out.line(at + 2, "}");
+    out.line(at + 1, "}");
   }
 
   // Element step along the innermost logical dimension, per projected field.

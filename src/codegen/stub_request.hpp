@@ -2,6 +2,7 @@
 // bindings, launch bounds, warp width) of a kernel.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,6 +21,8 @@ struct StubRequest {
   int index_bits = 64;  // 32 or 64
   const KernelSource* kernel = nullptr;
   std::vector<Binding> bindings;  // one per parameter
+  // index_order[d]: the stub dimension whose logical index is the index token's d.
+  std::array<std::uint8_t, 8> index_order = {0, 1, 2, 3, 4, 5, 6, 7};
   // GPU dialects: the most threads per group the planner will use with this stub
   // (becomes __launch_bounds__); 0 for none.
   std::uint32_t max_threads_per_group = 0;

@@ -134,9 +134,13 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
   const std::string I = index_type();
   const KernelSource& kernel = *request_.kernel;
   if (uses_index()) {
+    // The token's dimension d is the stub's dimension index_order[d] (a launch may run
+    // the domain's dimensions in another order, fusion.hpp).
     std::string values;
-    for (int d = 0; d < rank(); ++d)
-      values += (d ? ", stubjit_i" : "stubjit_i") + std::to_string(d);
+    for (int d = 0; d < rank(); ++d) {
+      values += (d ? ", stubjit_i" : "stubjit_i") +
+                std::to_string(request_.index_order[static_cast<std::size_t>(d)]);
+    }
     out_.line(indent, "const stubjit::Index<" + std::to_string(rank()) + ", " + I +
                           "> stubjit_index = {{" + values + "}};");
   }

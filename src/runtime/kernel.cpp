@@ -111,6 +111,7 @@ StubVariant variant_of(const KernelState& kernel, const Plan& plan, const BoundA
   variant.rank = static_cast<std::uint8_t>(plan.rank);
   variant.index_bits = traits.index32 && bound.fits_int32 ? 32 : 64;
   variant.bindings = bound.bindings;
+  variant.index_order = bound.index_order;
   if (traits.launch_bounds) {
     variant.launch_bounds = kernel.launch_bounds[static_cast<std::size_t>(plan.mode)]
                                                 [static_cast<std::size_t>(plan.rank)];

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/coverage.hpp"
+#include "common/kernels.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
@@ -193,6 +194,65 @@ std::vector<FusionCase> all_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(RanksLayoutsModes, FusedLaunch, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<FusionCase>& info) {
+                           return "Rank" + std::to_string(info.param.rank) +
+                                  name_of(info.param.layout) + name_of(info.param.setting);
+                         });
+
+// A kernel that takes its index: reordered (never fused), its token still the domain's.
+class ReorderedLaunch : public ::testing::TestWithParam<FusionCase> {};
+
+std::vector<std::int64_t> index_launch(const FusionCase& c, const Shape& s, bool fuse,
+                                       LaunchSummary& summary) {
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.fuse_dimensions = fuse;
+  if (c.setting == Setting::tiny_automatic || c.setting == Setting::tiny_multi)
+    options.limits = test::tiny_limits();
+  Runtime runtime(options);
+  // Writes a code of its own logical index, and counts its visits in the high digits.
+  Kernel kernel = runtime.kernel({"write_index_counted",
+                                  {index("i"), inout<std::int64_t>("out")},
+                                  "stubjit::i64 code = 0;\n"
+                                  "for (int d = i.rank - 1; d >= 0; --d) code = code * 100 + "
+                                  "(i[d] + 50);\n"
+                                  "stubjit::atomic_add(out, code + 1000000000000000LL);",
+                                  "",
+                                  {}});
+  std::vector<std::int64_t> out(static_cast<std::size_t>(s.elements), 0);
+  const Field fo = runtime.wrap(out.data(), s.extents, s.strides);
+  LaunchOptions launch;
+  if (c.setting == Setting::spread) launch.mode = Mode::spread;
+  if (c.setting == Setting::multi || c.setting == Setting::tiny_multi) launch.mode = Mode::multi;
+  if (c.setting == Setting::direct) launch.mode = Mode::direct;
+  summary = kernel.launch(launch, Domain(s.domain), fo);
+  return out;
+}
+
+TEST_P(ReorderedLaunch, GivesEachIndexItsOwnLogicalIndexOnce) {
+  const FusionCase c = GetParam();
+  const Shape s = shape_of(c.rank, c.layout);
+  std::vector<std::int64_t> expected(static_cast<std::size_t>(s.elements), 0);
+  const Domain domain(s.domain);
+  for (std::int64_t flat = 0; flat < domain.size(); ++flat) {
+    std::int64_t rest = flat;
+    std::int64_t offset = 0;
+    std::vector<std::int64_t> logical(static_cast<std::size_t>(c.rank));
+    for (int d = c.rank - 1; d >= 0; --d) {
+      const Dim& dim = s.domain[static_cast<std::size_t>(d)];
+      logical[static_cast<std::size_t>(d)] = dim.at(rest % dim.count);
+      offset += logical[static_cast<std::size_t>(d)] * s.strides[static_cast<std::size_t>(d)];
+      rest /= dim.count;
+    }
+    expected[static_cast<std::size_t>(offset)] += test::index_code(logical) + 1000000000000000LL;
+  }
+  LaunchSummary reordered, plain;
+  EXPECT_EQ(index_launch(c, s, true, reordered), expected);
+  EXPECT_EQ(index_launch(c, s, false, plain), expected);
+  EXPECT_EQ(reordered.rank, c.rank);  // never fused
+}
+
+INSTANTIATE_TEST_SUITE_P(RanksLayoutsModes, ReorderedLaunch, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<FusionCase>& info) {
                            return "Rank" + std::to_string(info.param.rank) +
                                   name_of(info.param.layout) + name_of(info.param.setting);

@@ -180,6 +180,37 @@ TEST_F(Fusion, AKernelThatTakesItsIndexIsNeverFused) {
   const Field y = runtime_.wrap(y_.data(), {4, 5});
   const Signature with_index = {index("i"), inout<float>("y")};
   EXPECT_FALSE(fuse(with_index, Domain{4, 5}, {y}));
+  EXPECT_EQ(bound_.index_order, identity_order);
+}
+
+TEST_F(Fusion, AKernelThatTakesItsIndexRunsInMemoryOrder) {
+  // Column-major 3 x 7: the domain's dimensions swap, each keeping its own indices.
+  const Field y = runtime_.wrap(y_.data(), {3, 7}, std::vector<std::int64_t>{1, 3});
+  const Signature with_index = {index("i"), inout<float>("y")};
+  const Domain domain({Dim{0, 3, 1}, Dim{2, 4, 1}});
+  const auto run = fuse(with_index, domain, {y});
+  ASSERT_TRUE(run);
+  ASSERT_EQ(run->rank(), 2);
+  EXPECT_EQ((*run)[0].first, 2);
+  EXPECT_EQ((*run)[0].count, 4);
+  EXPECT_EQ((*run)[1].count, 3);
+  EXPECT_EQ(bound_.index_order[0], 1);  // the kernel's dimension 0 runs innermost
+  EXPECT_EQ(bound_.index_order[1], 0);
+  const Slot sy = read_slot(bound_, 0, 2);
+  EXPECT_EQ(sy.data, y_.data());  // logical indices are kept: no rebasing
+  EXPECT_EQ(sy.extents, (std::vector<std::int64_t>{7, 3}));
+  EXPECT_EQ(sy.strides, (std::vector<std::int64_t>{3, 1}));
+}
+
+TEST_F(Fusion, AKernelThatTakesItsIndexWalksADescendingDimensionUpwards) {
+  const Field y = runtime_.wrap(y_.data(), {5, 4});
+  const Signature with_index = {index("i"), inout<float>("y")};
+  const auto run = fuse(with_index, Domain::loops({{0, 4}, {3, 0, -1}}), {y});
+  ASSERT_TRUE(run);
+  EXPECT_EQ((*run)[1].first, 0);
+  EXPECT_EQ((*run)[1].step, 1);
+  EXPECT_EQ((*run)[1].count, 4);
+  EXPECT_EQ(bound_.index_order, identity_order);
 }
 
 TEST_F(Fusion, TrailingViewDimensionsAreKept) {
