@@ -129,7 +129,7 @@ class CppDialect final : public DialectEmitter {
       std::string unit;
       for (const Param* p : views) {
         unit += (unit.empty() ? "" : " && ") + argument_local(*p) + "_in.stride_[" +
-                std::to_string(p->rank - 1) + "] == 1";
+                std::to_string(unit_dim(context, *p)) + "] == 1";
       }
       if (context.uses_index()) unit += " && stubjit_istep_in == 1";
       out.line(1, "if (" + unit + ") {");
@@ -140,6 +140,18 @@ class CppDialect final : public DialectEmitter {
     }
     out.line(0, "}");
     out.raw("\n");
+  }
+
+  // The dimension of a broadcast view that most likely follows the innermost loop: for
+  // a view of the domain's rank (a stencil's field), the kernel dimension the stub runs
+  // innermost (the launch may have reordered them); else the view's last.
+  static int unit_dim(const StubContext& context, const Param& view) {
+    const int rank = context.rank();
+    if (view.rank != rank) return view.rank - 1;
+    for (int d = 0; d < rank; ++d) {
+      if (context.request().index_order[static_cast<std::size_t>(d)] == rank - 1) return d;
+    }
+    return view.rank - 1;
   }
 
   // The loops of stubjit_run over its rows and runs, at `indent`; `unit`: with the
@@ -154,7 +166,10 @@ class CppDialect final : public DialectEmitter {
       const std::string local = argument_local(*p);
       out.line(indent, (unit ? "" : "const ") + view_type(*p, I) + " " + local +
                            "_view = " + local + "_in;");
-      if (unit) out.line(indent, local + "_view.stride_[" + std::to_string(p->rank - 1) + "] = 1;");
+      if (unit) {
+        out.line(indent,
+                 local + "_view.stride_[" + std::to_string(unit_dim(context, *p)) + "] = 1;");
+      }
     }
     if (context.uses_index()) {
       out.line(indent,
