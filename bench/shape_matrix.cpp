@@ -12,7 +12,8 @@
 // faster). Before timing, each case checks stubjit's result against the hand loop's.
 //
 // Environment: STUBJIT_SHAPES_TOTAL (elements, default 2^25), STUBJIT_SHAPES_ITERATIONS
-// (default 5), STUBJIT_SHAPES_FUSE=0 (launches without dimension fusion, for an A/B).
+// (default 5), STUBJIT_SHAPES_FUSE=0 (launches without dimension fusion, for an A/B),
+// STUBJIT_SHAPES_COMPILER_OPTIONS (extra stub compiler flags, space-separated).
 // Names are kernel/rank/inner/layout/mode, for --benchmark_filter.
 // bench/shape_table.py turns the JSON output into bench/results/shapes.md.
 #include <benchmark/benchmark.h>
@@ -168,6 +169,18 @@ Runtime& runtime() {
     RuntimeOptions options;
     options.backend = "cpu";
     options.fuse_dimensions = env_or("STUBJIT_SHAPES_FUSE", 1) != 0;
+    if (const char* flags = std::getenv("STUBJIT_SHAPES_COMPILER_OPTIONS")) {
+      std::string flag;
+      for (const char* c = flags;; ++c) {
+        if (*c == ' ' || *c == '\0') {
+          if (!flag.empty()) options.compiler_options.push_back(flag);
+          flag.clear();
+          if (*c == '\0') break;
+        } else {
+          flag += *c;
+        }
+      }
+    }
     return options;
   }());
   return instance;
