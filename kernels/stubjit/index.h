@@ -64,13 +64,17 @@ STUBJIT_HD I flatten(const I* position, const I* count) {
 // Flat position of a thread within a spread dispatch: the group's linear id (x
 // fastest) times the group size, plus the thread's linear id within its group, plus
 // the dispatch's first position. 64-bit, so that threads past the end of a domain
-// compare correctly before a stub narrows positions to a 32-bit index.
-STUBJIT_HD u64 spread_linear(u64 linear_begin, u64 group_x, u64 group_y, u64 group_z, u64 grid_x,
-                             u64 grid_y, u32 thread_x, u32 thread_y, u32 thread_z, u32 block_x,
+// compare correctly before a stub narrows positions to a 32-bit index. A device has
+// fewer than 2^32 groups along each dimension and fewer than 2^32 threads per group
+// (a dispatch's extents are 32-bit in every launch API), so the ids and extents come
+// as 32-bit values, the thread's id within its group is computed in 32 bits and only
+// the group's in 64.
+STUBJIT_HD u64 spread_linear(u64 linear_begin, u32 group_x, u32 group_y, u32 group_z, u32 grid_x,
+                             u32 grid_y, u32 thread_x, u32 thread_y, u32 thread_z, u32 block_x,
                              u32 block_y, u32 block_z) {
-  const u64 group = (group_z * grid_y + group_y) * grid_x + group_x;
-  const u64 in_group = (u64(thread_z) * block_y + thread_y) * block_x + thread_x;
-  return linear_begin + group * (u64(block_x) * block_y * block_z) + in_group;
+  const u64 group = (u64(group_z) * grid_y + group_y) * grid_x + group_x;
+  const u32 in_group = (thread_z * block_y + thread_y) * block_x + thread_x;
+  return linear_begin + group * (block_x * block_y * block_z) + in_group;
 }
 
 // --- Division by a launch's constants ----------------------------------------------
@@ -166,9 +170,10 @@ inline FastDivisor make_fast_divisor(u64 d) {
 }
 #endif
 
-// Position of a thread along one physical dimension of a direct dispatch (64-bit,
-// for the same reason).
-STUBJIT_HD u64 direct_position(u64 origin, u64 group, u32 block, u32 thread) {
+// Position of a thread along one physical dimension of a direct dispatch, in U: 64
+// bits for the same reason, or 32 where a stub's domain keeps the sum below 2^32.
+template <class U = u64>
+STUBJIT_HD U direct_position(U origin, U group, u32 block, u32 thread) {
   return origin + group * block + thread;
 }
 
