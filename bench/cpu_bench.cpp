@@ -3,6 +3,9 @@
 //   entry directly with pre-packed arguments, with the thread's launch memo hit, and
 //   missed (two domains in turn: the planner runs, the stub comes from the kernel's
 //   table);
+//   the launch parameters of one launch filled for a domain of each rank (part of the
+//   launch overhead above; a GPU plan's figure, as the divisors spread indexing needs
+//   are computed there);
 //   a large 2-D saxpy vs. a hand-written g++ -O3 -fopenmp loop.
 // bench/results/ holds the latest figures.
 #include <benchmark/benchmark.h>
@@ -14,6 +17,7 @@
 #include "bind/bind.hpp"
 #include "codegen/stub_request.hpp"
 #include "hand_loops.hpp"
+#include "runtime/launch_params.hpp"
 #include "runtime/runtime_state.hpp"
 #include "stubjit/stubjit.hpp"
 
@@ -109,6 +113,28 @@ void BM_Launch_DirectEntryCall(benchmark::State& state) {
   benchmark::DoNotOptimize(y);
 }
 BENCHMARK(BM_Launch_DirectEntryCall);
+
+// fill_domain and fill_dispatch for every dispatch of a plan made with a GPU's limits
+// (the defaults: 1024 threads per group, a 2^31-1 x 65535 x 65535 grid): rank 1 and 3
+// plan direct, rank 4 and 8 spread (argument: the rank).
+void BM_Launch_FillParams(benchmark::State& state) {
+  const int rank = static_cast<int>(state.range(0));
+  std::vector<Dim> dims(static_cast<std::size_t>(rank), Dim{0, 5, 1});
+  dims.back().count = 1000;
+  const Domain domain(dims);
+  const Plan plan = make_plan(domain, DeviceLimits{});
+  LaunchParams lp;
+  for (auto _ : state) {
+    detail::fill_domain(lp, domain);
+    for (const Dispatch& dispatch : plan.dispatches) {
+      detail::fill_dispatch(lp, plan, dispatch);
+      benchmark::DoNotOptimize(lp);
+    }
+  }
+  state.SetLabel(std::string(name_of(plan.mode)) + ", " + std::to_string(plan.dispatches.size()) +
+                 " dispatch");
+}
+BENCHMARK(BM_Launch_FillParams)->Arg(1)->Arg(3)->Arg(4)->Arg(8);
 
 constexpr std::int64_t rows = 8192, cols = 8192;  // 256 MiB per array
 

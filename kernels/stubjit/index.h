@@ -64,18 +64,116 @@ STUBJIT_HD I flatten(const I* position, const I* count) {
 // Flat position of a thread within a spread dispatch: the group's linear id (x
 // fastest) times the group size, plus the thread's linear id within its group, plus
 // the dispatch's first position. 64-bit, so that threads past the end of a domain
-// compare correctly before a stub narrows positions to a 32-bit index.
-STUBJIT_HD u64 spread_linear(u64 linear_begin, u64 group_x, u64 group_y, u64 group_z, u64 grid_x,
-                             u64 grid_y, u32 thread_x, u32 thread_y, u32 thread_z, u32 block_x,
+// compare correctly before a stub narrows positions to a 32-bit index. A device has
+// fewer than 2^32 groups along each dimension and fewer than 2^32 threads per group
+// (a dispatch's extents are 32-bit in every launch API), so the ids and extents come
+// as 32-bit values, the thread's id within its group is computed in 32 bits and only
+// the group's in 64.
+STUBJIT_HD u64 spread_linear(u64 linear_begin, u32 group_x, u32 group_y, u32 group_z, u32 grid_x,
+                             u32 grid_y, u32 thread_x, u32 thread_y, u32 thread_z, u32 block_x,
                              u32 block_y, u32 block_z) {
-  const u64 group = (group_z * grid_y + group_y) * grid_x + group_x;
-  const u64 in_group = (u64(thread_z) * block_y + thread_y) * block_x + thread_x;
-  return linear_begin + group * (u64(block_x) * block_y * block_z) + in_group;
+  const u64 group = (u64(group_z) * grid_y + group_y) * grid_x + group_x;
+  const u32 in_group = (thread_z * block_y + thread_y) * block_x + thread_x;
+  return linear_begin + group * (block_x * block_y * block_z) + in_group;
 }
 
-// Position of a thread along one physical dimension of a direct dispatch (64-bit,
-// for the same reason).
-STUBJIT_HD u64 direct_position(u64 origin, u64 group, u32 block, u32 thread) {
+// --- Division by a launch's constants ----------------------------------------------
+//
+// Spread indexing divides each thread's flat position by the domain's counts, which
+// are the same for every thread of a launch. A divide costs tens of instructions on
+// a GPU (a 64-bit one is a software routine), so the host computes, once per
+// dispatch, a multiplier and a shift per count (FastDivisor, in LaunchParams), and a
+// thread divides with a multiply-high, an add and a shift. This is Granlund and
+// Montgomery's division by invariant integers ("Division by Invariant Integers using
+// Multiplication", PLDI 1994, also Hacker's Delight ch. 10), with its (N+1)-bit
+// multiplier written as 2^N + m so that it fits in N bits:
+//
+//   l = ceil(log2 d),   m = floor(2^N * (2^l - d) / d) + 1,   n / d = (mulhi(n, m) + n) >> l
+//
+// where mulhi is the high N bits of the 2N-bit product. 2^N + m = floor(2^(N+l) / d)
+// + 1, so (2^N + m) * d lies in (2^(N+l), 2^(N+l) + d], within 2^l of 2^(N+l): the
+// condition under which floor(n * (2^N + m) / 2^(N+l)) = floor(n / d) for every n <
+// 2^N. The sum mulhi(n, m) + n is at most 2n, so it fits in N bits for n < 2^(N-1),
+// the contract here: positions are non-negative signed values (below 2^31 in a
+// 32-bit stub, 2^63 in a 64-bit one). The N = 32 multiplier is the N = 64 one's high
+// half, rounded the same way, so the host pays one wide division per count for both.
+// A divisor above 2^(N-1) exceeds every dividend: multiplier 0 and shift N-1 give the
+// quotient 0.
+
+// The high half of the full product (mulhi).
+STUBJIT_HD u32 mul_high(u32 a, u32 b) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __umulhi(a, b);
+#else
+  return u32((u64(a) * b) >> 32);
+#endif
+}
+
+STUBJIT_HD u64 mul_high(u64 a, u64 b) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return __umul64hi(a, b);
+#else
+  __extension__ typedef unsigned __int128 u128;
+  return u64((u128(a) * b) >> 64);
+#endif
+}
+
+// n / d for a dividend n < 2^(N-1), from d's multiplier and shift.
+template <class U>
+STUBJIT_HD U fast_divide(U n, U multiplier, u32 shift) {
+  return (mul_high(n, multiplier) + n) >> shift;
+}
+
+// Divides n by d in place and returns the remainder: raising a flat position one
+// dimension at a time, the remainder is that dimension's position and the quotient
+// what is left to raise.
+template <class U>
+STUBJIT_HD U fast_divmod(U& n, U d, U multiplier, u32 shift) {
+  const U quotient = fast_divide(n, multiplier, shift);
+  const U remainder = n - quotient * d;
+  n = quotient;
+  return remainder;
+}
+
+// The multipliers and shifts of one divisor, for 64- and 32-bit dividends. Part of
+// LaunchParams (launch.h): 24 bytes, no padding. The shifts are whole 32-bit words
+// because a narrower one costs a GPU stub an instruction per dimension to widen.
+struct FastDivisor {
+  u64 multiplier64;
+  u32 multiplier32;
+  u32 shift32;
+  u32 shift64;
+  u32 unused;  // 0
+};
+
+// The host computes them (a device never does: its stubs only divide).
+#if !defined(STUBJIT_DEVICE_COMPILER)
+// For d >= 1 (0, never a divisor, gives all zeros).
+inline FastDivisor make_fast_divisor(u64 d) {
+  FastDivisor divisor = {0, 0, 31, 63, 0};
+  if (d == 0) return {0, 0, 0, 0, 0};
+  // l = ceil(log2 d): the bit length of d - 1 (0 for d = 1).
+  const u32 l = d == 1 ? 0 : 64 - u32(__builtin_clzll(d - 1));
+  if (l <= 63) {
+    // floor(2^64 * (2^l - d) / d): 2^l - d < d, so the quotient fits in 64 bits.
+    __extension__ typedef unsigned __int128 u128;
+    const u64 scaled = u64((u128((u64(1) << l) - d) << 64) / d);
+    divisor.multiplier64 = scaled + 1;
+    divisor.shift64 = l;
+    if (l <= 31) {
+      // floor(2^32 * (2^l - d) / d) is the high half of floor(2^64 * (2^l - d) / d).
+      divisor.multiplier32 = u32(scaled >> 32) + 1;
+      divisor.shift32 = l;
+    }
+  }
+  return divisor;
+}
+#endif
+
+// Position of a thread along one physical dimension of a direct dispatch, in U: 64
+// bits for the same reason, or 32 where a stub's domain keeps the sum below 2^32.
+template <class U = u64>
+STUBJIT_HD U direct_position(U origin, U group, u32 block, u32 thread) {
   return origin + group * block + thread;
 }
 

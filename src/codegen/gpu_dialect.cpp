@@ -1,8 +1,10 @@
 // The CUDA and HIP dialects: one thread per activity. They differ only in spelling,
 // so they are one emitter with two names. The entry takes the packed arguments and
 // the launch parameters by value, maps blockIdx/threadIdx (+ the dispatch origin) to
-// positions, masks threads outside the domain in 64-bit arithmetic, then narrows to
-// the stub's index width.
+// positions, masks threads outside the domain, then narrows to the stub's index
+// width. Grid and group extents come from the launch parameters, not gridDim and
+// blockDim (which an AMD GPU computes from its dispatch packet); spread indexing
+// divides by the host's precomputed divisors (index.h: fast_divmod).
 #include <string>
 
 #include "codegen/dialect.hpp"
@@ -63,27 +65,41 @@ class GpuDialect final : public DialectEmitter {
   }
 
  private:
+  // "stubjit::u32" or "stubjit::u64": the unsigned type positions are computed in.
+  static std::string unsigned_type(const StubContext& context) {
+    return context.request().index_bits == 32 ? "stubjit::u32" : "stubjit::u64";
+  }
+
+  // A 32-bit stub computes positions in 32 bits: its domain has fewer than 2^31
+  // positions along each dimension, and a direct dispatch reaches at most one group
+  // past its dimension's end (origin + grid * block < count + block), so nothing
+  // wraps. A 64-bit stub computes them in 64 bits.
   static void emit_direct_positions(const StubContext& context, bool with_origin) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
+    const std::string U = unsigned_type(context);
     const int rank = context.rank();
     std::string outside;
     for (int d = 0; d < rank; ++d) {
       const int p = rank - 1 - d;
       const std::string n = std::to_string(d);
       const std::string origin =
-          with_origin ? "stubjit::u64(stubjit_lp.origin[" + std::to_string(p) + "])" : "0";
-      out.line(1, "const stubjit::u64 stubjit_q" + n + " = stubjit::direct_position(" + origin +
-                      ", blockIdx." + axis[p] + ", blockDim." + axis[p] + ", threadIdx." + axis[p] +
-                      ");");
+          with_origin ? U + "(stubjit_lp.origin[" + std::to_string(p) + "])" : U + "(0)";
+      out.line(1, "const " + U + " stubjit_q" + n + " = stubjit::direct_position<" + U + ">(" +
+                      origin + ", blockIdx." + axis[p] + ", stubjit_lp.block[" + std::to_string(p) +
+                      "], threadIdx." + axis[p] + ");");
       outside +=
-          (d ? " || stubjit_q" : "stubjit_q") + n + " >= stubjit::u64(stubjit_lp.count[" + n + "])";
+          (d ? " || stubjit_q" : "stubjit_q") + n + " >= " + U + "(stubjit_lp.count[" + n + "])";
     }
     // Physical dimensions the domain does not use hold one position: a fixed group
-    // shape with threads there must not repeat the domain.
+    // shape with threads there must not repeat the domain. A direct plan has one
+    // group along them, and one thread unless the kernel fixes its shape (the
+    // planner's tests check both), so only such a shape needs a check; the shape is
+    // part of the kernel's identity, and so of the stub's.
+    const BlockConstraints& block = context.request().kernel->block;
     for (int p = rank; p < 3; ++p) {
-      outside += std::string(" || stubjit::direct_position(0, blockIdx.") + axis[p] +
-                 ", blockDim." + axis[p] + ", threadIdx." + axis[p] + ") != 0";
+      if (block.fixed() && block.shape[static_cast<std::size_t>(p)] > 1)
+        outside += std::string(" || threadIdx.") + axis[p] + " != 0";
     }
     out.line(1, "if (" + outside + ") return;");
     for (int d = 0; d < rank; ++d) {
@@ -92,27 +108,31 @@ class GpuDialect final : public DialectEmitter {
     }
   }
 
+  // The flat position in 64 bits (threads past the end of the domain must compare
+  // correctly), then raised one dimension at a time with the host's divisors, in the
+  // stub's width: divisions by constants of the launch, without a divide instruction.
   static void emit_spread_positions(const StubContext& context) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
+    const std::string U = unsigned_type(context);
+    const std::string bits = std::to_string(context.request().index_bits);
     const int rank = context.rank();
     out.line(1,
              "const stubjit::u64 stubjit_lin = stubjit::spread_linear("
              "stubjit::u64(stubjit_lp.linear_begin), blockIdx.x, blockIdx.y, blockIdx.z, "
-             "gridDim.x, gridDim.y, threadIdx.x, threadIdx.y, threadIdx.z, "
-             "blockDim.x, blockDim.y, blockDim.z);");
+             "stubjit::u32(stubjit_lp.grid[0]), stubjit::u32(stubjit_lp.grid[1]), "
+             "threadIdx.x, threadIdx.y, threadIdx.z, "
+             "stubjit_lp.block[0], stubjit_lp.block[1], stubjit_lp.block[2]);");
     out.line(1, "if (stubjit_lin >= stubjit::u64(stubjit_lp.linear_end)) return;");
-    std::string counts;
-    for (int d = 0; d < rank; ++d)
-      counts += (d ? ", stubjit_count" : "stubjit_count") + std::to_string(d);
-    out.line(1, "const " + I + " stubjit_counts[" + std::to_string(rank) + "] = {" + counts + "};");
-    out.line(1, I + " stubjit_pos[" + std::to_string(rank) + "];");
-    out.line(1, "stubjit::raise<" + std::to_string(rank) + ", " + I + ">(" + I +
-                    "(stubjit_lin), stubjit_counts, stubjit_pos);");
-    for (int d = 0; d < rank; ++d) {
+    out.line(1, U + " stubjit_rest = " + U + "(stubjit_lin);");
+    for (int d = rank - 1; d > 0; --d) {
       const std::string n = std::to_string(d);
-      out.line(1, "const " + I + " stubjit_p" + n + " = stubjit_pos[" + n + "];");
+      const std::string divisor = "stubjit_lp.divisor[" + n + "]";
+      out.line(1, "const " + I + " stubjit_p" + n + " = " + I + "(stubjit::fast_divmod<" + U +
+                      ">(stubjit_rest, " + U + "(stubjit_count" + n + "), " + divisor +
+                      ".multiplier" + bits + ", " + divisor + ".shift" + bits + "));");
     }
+    out.line(1, "const " + I + " stubjit_p0 = " + I + "(stubjit_rest);");
   }
 
   const char* name_;

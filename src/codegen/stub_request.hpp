@@ -54,8 +54,10 @@ std::string entry_name(const std::string& kernel, Mode mode, int rank);
 // The stub generator's version and a hash of the prelude (every header): what a cached
 // binary depends on besides its request, so that a binary from another generator is
 // never reused. Bump generator_version when generated code changes for the same
-// inputs (4: a stub includes only the prelude headers it needs; 5: CPU stubs run blocks of rows).
-inline constexpr int generator_version = 5;
+// inputs (4: a stub includes only the prelude headers it needs; 5: CPU stubs run blocks
+// of rows; 6: GPU stubs take grid and group extents from LaunchParams and raise spread
+// positions with the host's divisors).
+inline constexpr int generator_version = 6;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

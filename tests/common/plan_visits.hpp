@@ -34,16 +34,29 @@ struct Visits {
   // only at its dispatch's linear_end, so a range past the domain's size reads and
   // writes out of bounds. Must be 0.
   std::uint64_t outside = 0;
+  // Divisions by the host's divisors that differ from a plain division. Must be 0.
+  std::uint64_t wrong_raise = 0;
 };
 
-// Visits per flat position of the domain, from enumerating every thread of a plan.
+// Visits per flat position of the domain, from enumerating every thread of a plan and
+// mapping it as a GPU stub does (gpu_dialect.cpp): spread indexing raises the flat
+// position with the divisors the host puts in LaunchParams (checked against a plain
+// division, and the 32-bit divisors too where the domain fits a 32-bit stub); direct
+// indexing checks the unused physical dimensions only for threads, and only where a
+// group has more than one there (a fixed shape), as the stub does: a plan that puts
+// more than one group there visits positions twice.
 inline Visits enumerate_visits(const Domain& domain, const Plan& plan) {
   Visits result;
   std::vector<int>& visits = result.per_position;
   visits.assign(static_cast<std::size_t>(domain.size()), 0);
   const int rank = domain.rank();
+  const bool fits32 = domain.size() <= 0x7fffffff;
   std::vector<i64> counts(static_cast<std::size_t>(rank));
-  for (int d = 0; d < rank; ++d) counts[static_cast<std::size_t>(d)] = domain[d].count;
+  std::vector<FastDivisor> divisors(static_cast<std::size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    counts[static_cast<std::size_t>(d)] = domain[d].count;
+    divisors[static_cast<std::size_t>(d)] = make_fast_divisor(static_cast<u64>(domain[d].count));
+  }
   for (const Dispatch& dispatch : plan.dispatches) {
     for (u64 gz = 0; gz < dispatch.grid[2]; ++gz)
       for (u64 gy = 0; gy < dispatch.grid[1]; ++gy)
@@ -53,35 +66,48 @@ inline Visits enumerate_visits(const Domain& domain, const Plan& plan) {
               for (u32 tx = 0; tx < plan.block[0]; ++tx) {
                 std::vector<i64> position(static_cast<std::size_t>(rank));
                 if (plan.spread_indexing()) {
-                  const u64 lin = spread_linear(static_cast<u64>(dispatch.linear_begin), gx, gy, gz,
-                                                dispatch.grid[0], dispatch.grid[1], tx, ty, tz,
-                                                plan.block[0], plan.block[1], plan.block[2]);
+                  const u64 lin =
+                      spread_linear(static_cast<u64>(dispatch.linear_begin), u32(gx), u32(gy),
+                                    u32(gz), u32(dispatch.grid[0]), u32(dispatch.grid[1]), tx, ty,
+                                    tz, plan.block[0], plan.block[1], plan.block[2]);
                   if (lin >= static_cast<u64>(dispatch.linear_end)) continue;
-                  // raise<N> needs N at compile time; the test raises with a loop.
-                  u64 rest = lin;
-                  for (int d = rank - 1; d >= 0; --d) {
-                    position[static_cast<std::size_t>(d)] = static_cast<i64>(
-                        rest % static_cast<u64>(counts[static_cast<std::size_t>(d)]));
-                    rest /= static_cast<u64>(counts[static_cast<std::size_t>(d)]);
-                  }
-                  if (rest != 0) {  // beyond the domain
+                  // Beyond the domain: the stub would index out of it (its raise puts
+                  // what is left into position 0 unchecked).
+                  if (lin >= static_cast<u64>(domain.size())) {
                     ++result.outside;
                     continue;
                   }
+                  u64 rest = lin;
+                  u32 rest32 = u32(lin);
+                  for (int d = rank - 1; d > 0; --d) {
+                    const std::size_t k = static_cast<std::size_t>(d);
+                    const u64 count = static_cast<u64>(counts[k]);
+                    const u64 expected = rest % count;
+                    const u64 got = fast_divmod<u64>(rest, count, divisors[k].multiplier64,
+                                                     divisors[k].shift64);
+                    if (got != expected) ++result.wrong_raise;
+                    if (fits32) {
+                      const u32 got32 = fast_divmod<u32>(
+                          rest32, u32(count), divisors[k].multiplier32, divisors[k].shift32);
+                      if (got32 != expected || rest32 != rest) ++result.wrong_raise;
+                    }
+                    position[k] = static_cast<i64>(got);
+                  }
+                  position[0] = static_cast<i64>(rest);
                 } else {
                   const u64 group[3] = {gx, gy, gz};
                   const u32 thread[3] = {tx, ty, tz};
                   bool inside = true;
                   for (int p = 0; p < 3; ++p) {
-                    const u64 q = direct_position(
-                        static_cast<u64>(dispatch.origin[static_cast<std::size_t>(p)]), group[p],
-                        plan.block[static_cast<std::size_t>(p)], thread[p]);
+                    const std::size_t k = static_cast<std::size_t>(p);
                     if (p < rank) {
+                      const u64 q = direct_position(static_cast<u64>(dispatch.origin[k]), group[p],
+                                                    plan.block[k], thread[p]);
                       inside = inside &&
                                q < static_cast<u64>(counts[static_cast<std::size_t>(rank - 1 - p)]);
                       position[static_cast<std::size_t>(rank - 1 - p)] = static_cast<i64>(q);
-                    } else {
-                      inside = inside && q == 0;  // unused dimensions hold one position
+                    } else if (plan.block[k] > 1) {
+                      inside = inside && thread[p] == 0;
                     }
                   }
                   if (!inside) continue;

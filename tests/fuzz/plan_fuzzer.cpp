@@ -8,7 +8,10 @@
 //   - covers every position of the domain exactly once: its spread ranges tile
 //     [0, size) or its direct boxes are disjoint and fill the domain, and, for plans
 //     small enough, enumerated thread by thread with the prelude's own index
-//     functions, no thread runs outside the domain or twice at one position.
+//     functions, no thread runs outside the domain or twice at one position;
+//   - gives its stubs what they rely on: divisors that raise exactly (spread), one
+//     group past the rank and positions a 32-bit stub computes without wrapping
+//     (direct).
 // A broken invariant aborts with the case printed.
 #include <cstdint>
 #include <cstdio>
@@ -177,6 +180,54 @@ void check_spread_ranges(const Domain& domain, const Plan& plan) {
   if (next != domain.size()) fail("spread dispatches stop short of the domain", domain, plan);
 }
 
+// Spread indexing: the divisors the host computes for LaunchParams raise the first and
+// the last position of each dispatch as a plain division does, in 64 bits and, where
+// the domain fits a 32-bit stub, in 32 bits.
+void check_spread_divisors(const Domain& domain, const Plan& plan) {
+  const int rank = domain.rank();
+  const bool fits32 = domain.size() <= 0x7fffffff;
+  for (const Dispatch& dispatch : plan.dispatches) {
+    for (std::int64_t lin : {dispatch.linear_begin, dispatch.linear_end - 1}) {
+      u64 rest = static_cast<u64>(lin);
+      u32 rest32 = static_cast<u32>(lin);
+      for (int d = rank - 1; d > 0; --d) {
+        const u64 count = static_cast<u64>(domain[d].count);
+        const FastDivisor divisor = make_fast_divisor(count);
+        const u64 expected = rest % count;
+        const u64 expected_rest = rest / count;
+        if (fast_divmod<u64>(rest, count, divisor.multiplier64, divisor.shift64) != expected ||
+            rest != expected_rest)
+          fail("the 64-bit divisors raise a position wrongly", domain, plan);
+        if (fits32 && (fast_divmod<u32>(rest32, u32(count), divisor.multiplier32,
+                                        divisor.shift32) != expected ||
+                       rest32 != expected_rest))
+          fail("the 32-bit divisors raise a position wrongly", domain, plan);
+      }
+    }
+  }
+}
+
+// Direct indexing, what a stub relies on beyond coverage: physical dimensions past the
+// rank hold one group, and one thread unless the shape is fixed (the stub checks only
+// threads there, and only for a fixed shape); and where the domain fits a 32-bit stub,
+// which computes positions in 32 bits, no position a dispatch reaches passes 2^32.
+void check_direct_stub_assumptions(const Domain& domain, const Plan& plan,
+                                   const BlockConstraints& constraints) {
+  const bool fits32 = domain.size() <= 0x7fffffff;
+  for (const Dispatch& dispatch : plan.dispatches) {
+    for (int p = 0; p < 3; ++p) {
+      const std::size_t k = static_cast<std::size_t>(p);
+      if (p >= plan.rank && (dispatch.grid[k] != 1 || (!constraints.fixed() && plan.block[k] != 1)))
+        fail("a direct dispatch has more than one group or thread past the rank", domain, plan);
+      const unsigned __int128 reach =
+          static_cast<unsigned __int128>(dispatch.origin[k]) +
+          static_cast<unsigned __int128>(dispatch.grid[k]) * plan.block[k];
+      if (fits32 && reach > (static_cast<unsigned __int128>(1) << 32))
+        fail("a 32-bit direct stub's positions would wrap", domain, plan);
+    }
+  }
+}
+
 // Direct indexing, without enumerating threads: along each physical dimension p a
 // dispatch covers [origin, origin + grid*block) clipped to the dimension's count (the
 // stub masks the rest; an unused dimension holds position 0 only). The boxes must be
@@ -238,13 +289,16 @@ void check_plan(const Domain& domain, const DeviceLimits& limits,
     fail("fewer threads than positions", domain, plan);
   if (plan.spread_indexing()) {
     check_spread_ranges(domain, plan);
+    check_spread_divisors(domain, plan);
   } else {
     check_direct_boxes(domain, plan);
+    check_direct_stub_assumptions(domain, plan, constraints);
   }
   if (test::launched_threads(plan) <= max_enumerated_threads) {
     const test::Visits visits = test::enumerate_visits(domain, plan);
     if (visits.outside != 0)
       fail(std::to_string(visits.outside) + " threads run outside the domain", domain, plan);
+    if (visits.wrong_raise != 0) fail("the host's divisors raise positions wrongly", domain, plan);
     for (std::size_t i = 0; i < visits.per_position.size(); ++i) {
       if (visits.per_position[i] != 1)
         fail("position " + std::to_string(i) + " visited " +

@@ -102,6 +102,59 @@ TEST(Codegen, SnapshotHipSpreadRank5) {
                               {Binding::scalar, Binding::projection, Binding::projection}))));
 }
 
+// The 32-bit spread path: positions raised with the host's 32-bit divisors.
+TEST(Codegen, SnapshotCudaSpreadRank4Index32) {
+  const KernelSource k = saxpy();
+  expect_snapshot("cuda_saxpy_spread_r4_i32.txt",
+                  stub_part(generate_stub(
+                      request(k, "cuda", Mode::spread, 4,
+                              {Binding::scalar, Binding::projection, Binding::projection}, 32))));
+}
+
+// A GPU stub reads its grid and group extents from LaunchParams (AMD computes gridDim
+// and blockDim from the dispatch packet), and spread indexing divides by the host's
+// divisors, never with / or %.
+TEST(Codegen, GpuStubsReadExtentsFromLaunchParamsAndNeverDivide) {
+  const KernelSource k = saxpy();
+  const std::vector<Binding> b = {Binding::scalar, Binding::projection, Binding::projection};
+  for (const char* emitter : {"cuda", "hip"}) {
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      for (int rank = 1; rank <= 8; ++rank) {
+        if (mode == Mode::direct && rank > 3) continue;
+        for (int bits : {32, 64}) {
+          const std::string stub =
+              stub_part(generate_stub(request(k, emitter, mode, rank, b, bits)));
+          const std::string entry = stub.substr(stub.find("extern \"C\" __global__"));
+          SCOPED_TRACE(std::string(emitter) + " " + name_of(mode) + " r" + std::to_string(rank) +
+                       " i" + std::to_string(bits));
+          EXPECT_EQ(entry.find("gridDim"), std::string::npos);
+          EXPECT_EQ(entry.find("blockDim"), std::string::npos);
+          EXPECT_EQ(entry.find(" / "), std::string::npos);
+          EXPECT_EQ(entry.find(" % "), std::string::npos);
+          const bool spreads = mode == Mode::spread || (mode == Mode::multi && rank > 3);
+          EXPECT_EQ(entry.find("fast_divmod") != std::string::npos, spreads && rank > 1);
+          if (spreads && rank > 1) {
+            EXPECT_NE(entry.find(".multiplier" + std::to_string(bits)), std::string::npos);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Only a kernel whose fixed group shape has threads past the rank checks them.
+TEST(Codegen, DirectStubsCheckUnusedDimensionsOnlyForAFixedShape) {
+  KernelSource k = saxpy();
+  const std::vector<Binding> b = {Binding::scalar, Binding::projection, Binding::projection};
+  const std::string elastic = stub_part(generate_stub(request(k, "cuda", Mode::direct, 1, b)));
+  EXPECT_EQ(elastic.find("threadIdx.y"), std::string::npos);
+  EXPECT_EQ(elastic.find("threadIdx.z"), std::string::npos);
+  k.block.shape = {32, 4, 1};
+  const std::string fixed = stub_part(generate_stub(request(k, "cuda", Mode::direct, 1, b)));
+  EXPECT_NE(fixed.find("threadIdx.y != 0"), std::string::npos);
+  EXPECT_EQ(fixed.find("threadIdx.z"), std::string::npos);
+}
+
 TEST(Codegen, BodyAppearsOnceUnderItsOwnLineMapping) {
   KernelSource k = saxpy();
   k.body = "float t = a * x;\ny = t + y;";

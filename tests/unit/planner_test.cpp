@@ -20,6 +20,8 @@ void expect_exactly_once(const Domain& domain, const Plan& plan, const std::stri
   const test::Visits found = test::enumerate_visits(domain, plan);
   ASSERT_EQ(found.outside, 0u) << context << ": threads run outside the domain; plan "
                                << plan.describe();
+  ASSERT_EQ(found.wrong_raise, 0u)
+      << context << ": the host's divisors raise wrongly; plan " << plan.describe();
   const std::vector<int>& visits = found.per_position;
   for (std::size_t i = 0; i < visits.size(); ++i) {
     ASSERT_EQ(visits[i], 1) << context << ": flat position " << i << " visited " << visits[i]
@@ -41,6 +43,23 @@ void expect_within_limits(const Plan& plan, const DeviceLimits& limits,
         ASSERT_LT(d.grid[p] * plan.block[p], limits.max_threads_per_dim)
             << context << " axis " << p;
       }
+    }
+  }
+}
+
+// A direct stub does not check the physical dimensions past its rank for groups, and
+// checks them for threads only where the kernel fixes its group shape
+// (gpu_dialect.cpp): a direct plan has one group there, and one thread unless the
+// shape is fixed.
+void expect_unused_dimensions_hold_one_group(const Plan& plan, const BlockConstraints& constraints,
+                                             const std::string& context) {
+  if (plan.spread_indexing()) return;
+  for (int p = plan.rank; p < 3; ++p) {
+    if (!constraints.fixed()) {
+      ASSERT_EQ(plan.block[p], 1u) << context << " axis " << p;
+    }
+    for (const Dispatch& d : plan.dispatches) {
+      ASSERT_EQ(d.grid[p], 1u) << context << " axis " << p;
     }
   }
 }
@@ -428,6 +447,7 @@ TEST(Planner, PropertyEveryModeCoversEveryIndexExactlyOnce) {
         ASSERT_EQ(plan.mode, *mode) << context;
       }
       expect_within_limits(plan, limits, context);
+      expect_unused_dimensions_hold_one_group(plan, constraints, context);
       expect_exactly_once(domain, plan, context);
       ++checked;
     }
