@@ -173,8 +173,10 @@ class STUBJIT_API Kernel {
   StubBinary binary(const Domain& domain, const std::vector<Arg>& args,
                     std::optional<Mode> forced = std::nullopt);
 
-  // The plan a launch over `domain` would use, without launching (refused as a launch
-  // would be: PlanError).
+  // The plan for `domain` as given, without launching (PlanError where a launch over it
+  // would be refused). A launch may run over fewer or reordered dimensions, depending
+  // on its fields (RuntimeOptions::fuse_dimensions); LaunchSummary, prepare and
+  // stub_source describe what it runs.
   Plan plan(const Domain& domain, std::optional<Mode> forced = std::nullopt) const;
 
   // The generated stub a launch with these arguments would compile, without

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 
 #include "stubjit/domain.hpp"
@@ -34,6 +35,11 @@ class PackedArgs {
   }
   // Fewer bytes, kept where they are (size <= size()).
   void shrink(std::size_t size) noexcept { size_ = size; }
+  // Back to `size` bytes saved before a shrink (size <= the size reset() was given).
+  void restore(const unsigned char* bytes, std::size_t size) noexcept {
+    size_ = size;
+    std::memcpy(data(), bytes, size);
+  }
   unsigned char* data() noexcept { return heap_ ? heap_.get() : inline_; }
   const unsigned char* data() const noexcept { return heap_ ? heap_.get() : inline_; }
   std::size_t size() const noexcept { return size_; }

@@ -7,7 +7,9 @@
 // this thread made before reuses its plan and stub (launch_memo.hpp).
 #include "stubjit/kernel.hpp"
 
+#include <array>
 #include <atomic>
+#include <cstring>
 
 #include "bind/fusion.hpp"
 #include "codegen/identifier.hpp"
@@ -66,9 +68,33 @@ void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std:
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, std::optional<Domain>& fused) {
   if (!kernel.runtime->options.fuse_dimensions) return domain;
-  if (mode == Mode::direct && domain.rank() > 3) return domain;
+  // A fixed group shape is written for the domain's dimensions: fused, most of its
+  // threads would idle.
+  if (kernel.source.block.fixed()) return domain;
+  if (mode != Mode::direct) {
+    fused = fuse_dimensions(kernel.source.signature, domain, bound);
+    return fused ? *fused : domain;
+  }
+  // Direct's limits are per dimension: a forced direct launch is refused or not over
+  // the domain as given, and runs fused only where the fused domain fits too.
+  if (domain.rank() > 3) return domain;
+  std::array<unsigned char, PackedArgs::inline_capacity> saved;
+  const std::size_t size = bound.packed.size();
+  if (size > saved.size()) return domain;
+  std::memcpy(saved.data(), bound.packed.data(), size);
+  const IndexOrder order = bound.index_order;
   fused = fuse_dimensions(kernel.source.signature, domain, bound);
-  return fused ? *fused : domain;
+  if (!fused) return domain;
+  plan_for(kernel, domain, mode);  // PlanError: refused as given
+  try {
+    plan_for(kernel, *fused, mode);
+    return *fused;
+  } catch (const PlanError&) {
+    bound.packed.restore(saved.data(), size);
+    bound.index_order = order;
+    fused.reset();
+    return domain;
+  }
 }
 
 Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode) {

@@ -15,8 +15,10 @@ void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std:
           BoundArgs& bound);
 // The domain the launch runs over: `domain` as given, or its fusion (bind/fusion.hpp),
 // kept in `fused`, with `bound` rewritten for it. Not fused where the runtime's
-// options say so, nor where a forced direct mode is to be refused over the domain as
-// given (rank > 3), so that whether a launch is refused never depends on strides.
+// options say so or the kernel fixes its group shape. A forced direct launch is
+// refused or not over the domain as given (PlanError from here), and fused only where
+// the fused domain fits as well, so that whether a launch is refused never depends on
+// strides.
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, std::optional<Domain>& fused);
 // The plan, checked against the device's own limits when the runtime's are
