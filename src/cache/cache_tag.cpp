@@ -44,7 +44,17 @@ const std::string& cache_tag_text() {
   return text;
 }
 
-RootInspection inspect_cache_root(const std::string& root) {
+namespace {
+
+RootInspection inspect(const std::string& root, int retries);
+
+}  // namespace
+
+RootInspection inspect_cache_root(const std::string& root) { return inspect(root, 1); }
+
+namespace {
+
+RootInspection inspect(const std::string& root, int retries) {
   struct stat info {};
   if (::stat(root.c_str(), &info) != 0) {
     if (errno == ENOENT) return {RootKind::missing, {}};
@@ -68,6 +78,12 @@ RootInspection inspect_cache_root(const std::string& root) {
   while (const dirent* item = ::readdir(dir)) {
     const std::string name = item->d_name;
     if (name == "." || name == ".." || allowed_untagged(root, name)) continue;
+    if (name == cache_tag_name && retries > 0) {
+      // Another process published its tag after the read above found none: look again
+      // (it was taken for a foreign file, and the root for another program's).
+      ::closedir(dir);
+      return inspect(root, retries - 1);
+    }
     inspection = foreign("already holds '" + name + "' and no " + cache_tag_name +
                          " from stubjit: stubjit keeps its cache only in a new or "
                          "empty directory, or one it tagged");
@@ -76,6 +92,8 @@ RootInspection inspect_cache_root(const std::string& root) {
   ::closedir(dir);
   return inspection;
 }
+
+}  // namespace
 
 std::string write_cache_tag(const std::string& root) {
   const std::string& text = cache_tag_text();
