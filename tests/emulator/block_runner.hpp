@@ -1,0 +1,26 @@
+// Runs the threads of one emulated GPU block: one after the other on the calling
+// thread, or one host thread per GPU thread for a stub that uses barriers or warp
+// intrinsics (the block services of emulator_context.h are backed here).
+#pragma once
+
+#include <cstdint>
+
+#include "emulator/emulator_context.h"
+#include "stubjit/launch.h"
+
+namespace stubjit::test::emulator {
+
+struct BlockLaunch {
+  stubjit_emulator::ThreadEntry entry;
+  const void* args;
+  const LaunchParams* lp;
+  stubjit_emulator::Dim3 block;      // blockIdx
+  stubjit_emulator::Dim3 block_dim;  // threads per block
+  stubjit_emulator::Dim3 grid_dim;
+  unsigned warp_size;
+  bool cooperative;
+};
+
+void run_block(const BlockLaunch& launch);
+
+}  // namespace stubjit::test::emulator
