@@ -74,6 +74,54 @@ TEST_P(EmulatedCoverage, EveryIndexOnceWithItsOwnIndex) {
 INSTANTIATE_TEST_SUITE_P(AllConfigurations, EmulatedCoverage, ::testing::ValuesIn(emulated_cases()),
                          emulated_case_name);
 
+// Domains at the edge of the 32-bit path, under -fsanitize=undefined (a signed overflow
+// traps and kills the test): the stub is 32-bit exactly where first, last, step and
+// last - first fit in an int32, and every index comes out right either way.
+struct EdgeDomain {
+  Dim dim;
+  bool index32;
+};
+
+TEST(EmulatedIndexEdges, ThirtyTwoBitExactlyWhereItFitsAndNoOverflow) {
+  const std::int64_t max = 2147483647, min = -max - 1;
+  const std::vector<EdgeDomain> edges = {
+      {Dim{max - 9, 10, 1}, true},                // up to INT32_MAX
+      {Dim{max - 9, 11, 1}, false},               // one past it
+      {Dim{min, 10, 1}, true},                    // from INT32_MIN
+      {Dim{max, 6, -1}, true},                    // down from INT32_MAX
+      {Dim{min + 5, 6, -1}, true},                // down to INT32_MIN
+      {Dim{-2147483000, 3, 1073741000}, true},    // last - first just fits
+      {Dim{-2147483000, 4, 1073741000}, false}};  // last fits, last - first does not
+  const KernelSource offsets = {
+      "offsets",
+      {scalar<std::int64_t>("base"), index("i"), inout<std::int64_t>("total")},
+      "stubjit::atomic_add(total, stubjit::i64(i[0]) - base);",
+      "",
+      {}};
+  for (Dialect dialect : {Dialect::cuda, Dialect::hip}) {
+    for (const EdgeDomain& edge : edges) {
+      const Domain domain({edge.dim});
+      SCOPED_TRACE(domain.to_string());
+      // A runtime per domain: each launch compiles its own stub, whose width is checked.
+      Runtime runtime(emulated({dialect, true, true}));
+      Kernel kernel = runtime.kernel(offsets);
+      const std::int64_t base = edge.dim.first;
+      std::int64_t expected = 0;
+      for (std::int64_t p = 0; p < edge.dim.count; ++p) expected += edge.dim.at(p) - base;
+      for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+        Field total = runtime.allocate<std::int64_t>({});
+        total.copy_from(std::vector<std::int64_t>{0});
+        LaunchOptions forced;
+        forced.mode = mode;
+        ASSERT_TRUE(kernel.launch(forced, domain, base, total).compiled);
+        EXPECT_EQ(total.to_vector<std::int64_t>()[0], expected) << name_of(mode);
+        const std::string stub = test::emulator::compiled_stubs().back();
+        EXPECT_NE(stub.find(edge.index32 ? "index i32" : "index i64"), std::string::npos) << stub;
+      }
+    }
+  }
+}
+
 // One kernel run on the emulator and on the CPU backend, over the same domain in the
 // same forced mode, from the same inputs: the outputs must be equal.
 class SameAsCpu : public ::testing::TestWithParam<Config> {};
