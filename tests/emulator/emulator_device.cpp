@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 
 #include "common/temp_dir.hpp"
 #include "emulator/block_runner.hpp"
@@ -41,6 +42,9 @@ class EmulatorModule final : public detail::Module {
   const std::string& name() const { return entry_name_; }
   unsigned warp_size() const { return warp_size_; }
   bool cooperative() const { return cooperative_; }
+  // __shared__ is a static of the stub (gpu_shim.h): launches of a stub that uses it
+  // take turns, so that no two of its blocks ever run at once.
+  std::mutex& block_turn() const { return block_turn_; }
 
  private:
   void* symbol(const char* name) {
@@ -58,6 +62,7 @@ class EmulatorModule final : public detail::Module {
   unsigned max_threads_ = 0;
   unsigned warp_size_ = 0;
   bool cooperative_ = false;
+  mutable std::mutex block_turn_;
 };
 
 class SynchronousStream final : public detail::StreamState {
@@ -101,6 +106,8 @@ class EmulatorDevice final : public detail::Device {
     block.grid_dim = {unsigned(lp.grid[0]), unsigned(lp.grid[1]), unsigned(lp.grid[2])};
     block.warp_size = module.warp_size() ? module.warp_size() : limits().warp_size;
     block.cooperative = module.cooperative();
+    std::unique_lock<std::mutex> turn(module.block_turn(), std::defer_lock);
+    if (block.cooperative) turn.lock();
     // Blocks last to first: a stub must not depend on the order blocks run in either.
     for (std::uint64_t z = lp.grid[2]; z-- > 0;)
       for (std::uint64_t y = lp.grid[1]; y-- > 0;)

@@ -11,12 +11,14 @@
 namespace stubjit::test::emulator {
 namespace {
 
-// Names a stub can only use with other threads of its block running beside it: such a
-// stub's blocks run one host thread per GPU thread; all others, one thread after the
-// other on the calling thread.
+// Names a stub can only use with other threads of its block running beside it (and
+// __shared__, whose storage is the stub's own: emulator_device.cpp runs one of its
+// blocks at a time): such a stub's blocks run one host thread per GPU thread; all
+// others, one thread after the other on the calling thread.
 bool needs_block_threads(const std::string& source) {
-  static const std::array<const char*, 7> cooperative = {
-      "__syncthreads", "__syncwarp", "__shfl", "__ballot", "__any", "__all", "__activemask"};
+  static const std::array<const char*, 8> cooperative = {"__syncthreads", "__syncwarp", "__shfl",
+                                                         "__ballot",      "__any",      "__all",
+                                                         "__activemask",  "__shared__"};
   for (const char* name : cooperative)
     if (source.find(name) != std::string::npos) return true;
   return false;
