@@ -69,6 +69,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 # are compiled by the plugin, which is not instrumented either.
 cmake --build "$build" -j "$jobs" --target \
   stubjit stubjit_compile_worker stubjit_cpu_compiler stubjit_unit_tests stubjit_cpu_tests stubjit_hot_path_tests \
+  stubjit_fusion_matrix_tests \
   stubjit_serial_backend_tests stubjit_cache_unit_tests stubjit_cache_tests \
   stubjit_cache_child stubjit_cli_tests stubjit_cli stubjit_fuzz_plan_replay \
   stubjit_fuzz_kernel_file_replay stubjit_fuzz_cache_entry_replay
