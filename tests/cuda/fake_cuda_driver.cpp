@@ -10,6 +10,8 @@
 // Environment, read at each call:
 //   STUBJIT_FAKE_CUDA_DEVICES     number of devices (default 1; 0: cuInit answers
 //                                 CUDA_ERROR_NO_DEVICE, as drivers do without a GPU)
+//   STUBJIT_FAKE_CUDA_DRIVER_VERSION  what cuDriverGetVersion answers (default 13000:
+//                                 13.0; 12040 is 12.4)
 //   STUBJIT_FAKE_CUDA_FAIL_ALLOC  1: cuMemAlloc_v2 answers CUDA_ERROR_OUT_OF_MEMORY
 //   STUBJIT_FAKE_CUDA_MAX_THREADS what cuFuncGetAttribute says an entry can be launched
 //                                 with (default 1024: as if registers allowed fewer)
@@ -130,7 +132,7 @@ STUBJIT_FAKE_EXPORT CUresult cuInit(unsigned) {
   return device_count() > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 STUBJIT_FAKE_EXPORT CUresult cuDriverGetVersion(int* version) {
-  *version = 13000;
+  *version = env_int("STUBJIT_FAKE_CUDA_DRIVER_VERSION", 13000);
   return CUDA_SUCCESS;
 }
 STUBJIT_FAKE_EXPORT CUresult cuDeviceGetCount(int* count) {

@@ -26,11 +26,23 @@ OpenedBackend open_with_device(const BackendConfig& config,
     logger().warn("STUBJIT_CUDA_ARCH={} ignored: device {} is {}", arch, config.device,
                   device.arch.sm());
   }
+  // The newest NVRTC whose code this driver loads (nvrtc_library.hpp has the rule).
+  nvrtc = nvrtc_for_driver(std::move(nvrtc), driver->version, force_ptx());
   CudaTarget target = choose_cuda_target(device.arch, nvrtc->supported_archs, force_ptx());
   if (target.ptx && !force_ptx()) {
-    logger().info("{} does not know {}: stubs are PTX for {}", nvrtc->id(), device.arch.sm(),
-                  target.arch.compute());
+    // NVRTC does not know the device: its PTX, which the driver compiles, must not be
+    // newer than the driver either.
+    std::shared_ptr<const NvrtcLibrary> for_ptx = nvrtc_for_driver(nvrtc, driver->version, true);
+    if (for_ptx != nvrtc) {
+      nvrtc = std::move(for_ptx);
+      target = choose_cuda_target(device.arch, nvrtc->supported_archs, false);
+    }
+    if (target.ptx) {
+      logger().info("{} does not know {}: stubs are PTX for {}", nvrtc->id(), device.arch.sm(),
+                    target.arch.compute());
+    }
   }
+  logger().debug("cuda: {} with {} from {}", driver->id(), nvrtc->id(), nvrtc->library->name());
   auto context = std::make_shared<const CudaContext>(driver, config.device);
   OpenedBackend opened;
   opened.toolchain = make_cuda_toolchain(NvrtcCompiler(std::move(nvrtc), std::move(target)));

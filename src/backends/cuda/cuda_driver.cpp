@@ -1,5 +1,6 @@
 #include "backends/cuda/cuda_driver.hpp"
 
+#include "backends/cuda/nvrtc_library.hpp"
 #include "stubjit/error.hpp"
 #include "support/env.hpp"
 
@@ -19,10 +20,7 @@ void CudaDriver::check(cuda::CUresult result, const char* what) const {
     throw BackendError(std::string(what) + " failed: " + describe(result));
 }
 
-std::string CudaDriver::id() const {
-  return "CUDA driver " + std::to_string(version / 1000) + "." +
-         std::to_string(version % 1000 / 10);
-}
+std::string CudaDriver::id() const { return "CUDA driver " + cuda_version_text(version); }
 
 std::vector<std::string> cuda_driver_candidates(const std::string& override_path) {
   if (!override_path.empty()) return {override_path};

@@ -20,8 +20,17 @@ bool NvrtcLibrary::supports(int arch) const {
   return std::binary_search(supported_archs.begin(), supported_archs.end(), arch);
 }
 
-std::vector<std::string> nvrtc_candidates(const std::string& override_path) {
-  if (!override_path.empty()) return {override_path};
+std::vector<std::string> nvrtc_candidates(const std::string& override_paths) {
+  if (!override_paths.empty()) {
+    std::vector<std::string> paths;
+    std::size_t begin = 0;
+    while (begin <= override_paths.size()) {
+      const std::size_t end = std::min(override_paths.find(':', begin), override_paths.size());
+      if (end > begin) paths.push_back(override_paths.substr(begin, end - begin));
+      begin = end + 1;
+    }
+    return paths;
+  }
   const std::vector<std::string> sonames = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2",
                                             "libnvrtc.so.11.1", "libnvrtc.so.11.0"};
   std::vector<std::string> dirs;
@@ -36,17 +45,11 @@ std::vector<std::string> nvrtc_candidates(const std::string& override_path) {
   return candidates;
 }
 
-std::shared_ptr<const NvrtcLibrary> load_nvrtc() {
-  const std::string override_path = env_or("STUBJIT_NVRTC_PATH", "");
-  std::string why;
-  auto library = SharedLibrary::open_first(nvrtc_candidates(override_path), why);
-  if (!library) {
-    throw BackendError(
-        override_path.empty()
-            ? "NVRTC (libnvrtc.so.13, .12 or .11) " +
-                  (why == "not found" ? why : "does not load: " + why) + "; set STUBJIT_NVRTC_PATH"
-            : "cannot load NVRTC from STUBJIT_NVRTC_PATH=" + override_path + ": " + why);
-  }
+namespace {
+
+// Resolves what stubjit uses of an opened NVRTC and reads its version and
+// architectures. Throws BackendError when it is not a usable NVRTC.
+std::shared_ptr<const NvrtcLibrary> resolve_nvrtc(std::shared_ptr<SharedLibrary> library) {
   auto nvrtc = std::make_shared<NvrtcLibrary>();
   std::string missing;
   library->resolve(nvrtc->get_error_string, "nvrtcGetErrorString", missing);
@@ -81,6 +84,74 @@ std::shared_ptr<const NvrtcLibrary> load_nvrtc() {
     throw BackendError(library->name() + " reports no supported GPU architectures");
   nvrtc->library = std::move(library);
   return nvrtc;
+}
+
+}  // namespace
+
+std::string cuda_version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+std::string nvrtc_driver_problem(int major, int minor, int driver_version, bool ptx) {
+  const int nvrtc_version = 1000 * major + 10 * minor;
+  const std::string nvrtc = "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
+  const std::string driver = "the CUDA driver is " + cuda_version_text(driver_version);
+  if (ptx && driver_version < nvrtc_version) {
+    return nvrtc + "'s PTX needs a CUDA driver of version " + std::to_string(major) + "." +
+           std::to_string(minor) + " or newer; " + driver;
+  }
+  if (driver_version / 1000 < major) {
+    return nvrtc + "'s CUBINs need a CUDA " + std::to_string(major) + ".x driver or newer; " +
+           driver;
+  }
+  return "";
+}
+
+std::shared_ptr<const NvrtcLibrary> load_nvrtc() {
+  const std::string override_path = env_or("STUBJIT_NVRTC_PATH", "");
+  std::string why;
+  auto library = SharedLibrary::open_first(nvrtc_candidates(override_path), why);
+  if (!library) {
+    throw BackendError(
+        override_path.empty()
+            ? "NVRTC (libnvrtc.so.13, .12 or .11) " +
+                  (why == "not found" ? why : "does not load: " + why) + "; set STUBJIT_NVRTC_PATH"
+            : "cannot load NVRTC from STUBJIT_NVRTC_PATH=" + override_path + ": " + why);
+  }
+  return resolve_nvrtc(std::move(library));
+}
+
+std::shared_ptr<const NvrtcLibrary> nvrtc_for_driver(std::shared_ptr<const NvrtcLibrary> newest,
+                                                     int driver_version, bool ptx) {
+  std::string problem = nvrtc_driver_problem(newest->major, newest->minor, driver_version, ptx);
+  if (problem.empty()) return newest;
+  std::string found = "\n    " + newest->library->name() + ": " + problem;
+  std::vector<std::pair<int, int>> seen = {{newest->major, newest->minor}};
+  for (const std::string& candidate : nvrtc_candidates(env_or("STUBJIT_NVRTC_PATH", ""))) {
+    std::string why;
+    std::shared_ptr<SharedLibrary> library = SharedLibrary::open(candidate, why);
+    if (!library) continue;
+    std::shared_ptr<const NvrtcLibrary> nvrtc;
+    try {
+      nvrtc = resolve_nvrtc(std::move(library));
+    } catch (const BackendError& unusable) {
+      found += std::string("\n    ") + unusable.what();
+      continue;
+    }
+    // The same NVRTC under another name (a soname and a path to it) adds nothing.
+    if (std::find(seen.begin(), seen.end(), std::make_pair(nvrtc->major, nvrtc->minor)) !=
+        seen.end()) {
+      continue;
+    }
+    seen.emplace_back(nvrtc->major, nvrtc->minor);
+    problem = nvrtc_driver_problem(nvrtc->major, nvrtc->minor, driver_version, ptx);
+    if (problem.empty()) return nvrtc;
+    found += "\n    " + nvrtc->library->name() + ": " + problem;
+  }
+  throw BackendError("no NVRTC makes code the CUDA driver (" + cuda_version_text(driver_version) +
+                     ") can load; found:" + found +
+                     "\n  install the NVRTC of the driver's CUDA version or older, and set "
+                     "STUBJIT_NVRTC_PATH to it (or update the driver)");
 }
 
 }  // namespace stubjit::detail
