@@ -223,18 +223,20 @@ TEST(HipLibrary, ALibraryWithoutTheSymbolsIsSkippedWithTheFirstMissingOne) {
 }
 
 TEST(HipLibrary, DefaultSearchCoversBothRocmLayouts) {
+  // Names in the chosen ROCm root (rocm_root_test.cpp tests the choice).
+  const std::string root = hip::chosen_rocm_root().lib_dir;
+  const std::string prefix = root.empty() ? "" : root + "/";
   const std::vector<std::string> rtc = hip::default_hiprtc_candidates();
   auto has = [](const std::vector<std::string>& list, const std::string& name) {
     for (const std::string& entry : list)
       if (entry == name) return true;
     return false;
   };
-  EXPECT_TRUE(has(rtc, "libhiprtc.so.6"));
-  EXPECT_TRUE(has(rtc, "libhiprtc.so.7"));
-  EXPECT_TRUE(has(rtc, "libamdhip64.so.5"));
-  EXPECT_TRUE(has(rtc, "/opt/rocm/lib/libhiprtc.so.6"));
-  EXPECT_TRUE(has(hip::default_runtime_candidates(), "libamdhip64.so.6"));
-  EXPECT_TRUE(has(hip::default_runtime_candidates(), "libamdhip64.so.5"));
+  EXPECT_TRUE(has(rtc, prefix + "libhiprtc.so.6"));
+  EXPECT_TRUE(has(rtc, prefix + "libhiprtc.so.7"));
+  EXPECT_TRUE(has(rtc, prefix + "libamdhip64.so.5"));
+  EXPECT_TRUE(has(hip::default_runtime_candidates(), prefix + "libamdhip64.so.6"));
+  EXPECT_TRUE(has(hip::default_runtime_candidates(), prefix + "libamdhip64.so.5"));
   EXPECT_EQ(hip::runtime_version_text(50221153), "5.2.21153");
   EXPECT_EQ(hip::runtime_version_text(60443483), "6.4.43483");
 }

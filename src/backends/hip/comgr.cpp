@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "backends/hip/hip_library.hpp"
@@ -27,9 +28,14 @@ struct ComgrApi {
 
 constexpr const char isa_prefix[] = "amdgcn-amd-amdhsa--";
 
-std::vector<ComgrApi>& loaded_comgrs() {
-  static std::vector<ComgrApi> apis;
-  return apis;
+// The one comgr loaded (from the chosen ROCm root), if any.
+struct LoadedComgr {
+  ComgrApi api;
+  std::string file;
+};
+std::optional<LoadedComgr>& loaded() {
+  static std::optional<LoadedComgr> comgr;
+  return comgr;
 }
 
 std::string known_processors(const ComgrApi& api) {
@@ -55,8 +61,11 @@ void load_comgr_isolated() {
     // backend reports itself unavailable under them (hip_backend.cpp) and nothing is
     // loaded here.
     if (sanitizer_refusing_deepbind()) return;
+    // Exactly one, from the installation the runtime and hipRTC come from: another
+    // installation's comgr could refuse a target this one knows (Debian's ROCm 5.2
+    // comgr does not know gfx942).
     for (const std::string& candidate :
-         with_rocm_dirs({"libamd_comgr.so.3", "libamd_comgr.so.2"})) {
+         in_root(chosen_rocm_root(), {"libamd_comgr.so.3", "libamd_comgr.so.2"})) {
       std::string why;
       // Never unmapped (SharedLibrary uses RTLD_NODELETE): the HIP library's own
       // dlopen of the same soname later finds this instance.
@@ -70,27 +79,33 @@ void load_comgr_isolated() {
           library->bind(api.set_isa_name, "amd_comgr_action_info_set_isa_name") &&
           library->bind(api.get_isa_count, "amd_comgr_get_isa_count") &&
           library->bind(api.get_isa_name, "amd_comgr_get_isa_name")) {
-        loaded_comgrs().push_back(api);
+        loaded() = LoadedComgr{api, candidate};
       }
+      break;
     }
   });
 }
 
 std::string comgr_target_problem(const std::string& target_id) {
   load_comgr_isolated();
+  if (!loaded()) return "";
+  const ComgrApi& api = loaded()->api;
   const std::string isa = isa_prefix + target_id;
-  for (const ComgrApi& api : loaded_comgrs()) {
-    ActionInfo info{};
-    if (api.create_action_info(&info) != 0) continue;
-    const comgr_status status = api.set_isa_name(info, isa.c_str());
-    api.destroy_action_info(info);
-    if (status != 0) {
-      return "its code object manager (comgr) does not know " + target_id +
-             "; it knows: " + known_processors(api) +
-             " (target features: only xnack and sramecc, where the processor has them)";
-    }
+  ActionInfo info{};
+  if (api.create_action_info(&info) != 0) return "";
+  const comgr_status status = api.set_isa_name(info, isa.c_str());
+  api.destroy_action_info(info);
+  if (status != 0) {
+    return "its code object manager (comgr, " + loaded()->file + ") does not know " + target_id +
+           "; it knows: " + known_processors(api) +
+           " (target features: only xnack and sramecc, where the processor has them)";
   }
   return "";
+}
+
+std::string loaded_comgr() {
+  load_comgr_isolated();
+  return loaded() ? loaded()->file : "";
 }
 
 }  // namespace stubjit::detail::hip

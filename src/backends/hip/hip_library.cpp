@@ -7,17 +7,6 @@
 #include "support/log.hpp"
 
 namespace stubjit::detail::hip {
-std::vector<std::string> with_rocm_dirs(const std::vector<std::string>& names) {
-  std::vector<std::string> candidates = names;
-  std::vector<std::string> dirs;
-  const std::string rocm_path = env_or("ROCM_PATH", "");
-  if (!rocm_path.empty()) dirs.push_back(rocm_path + "/lib/");
-  dirs.push_back("/opt/rocm/lib/");
-  for (const std::string& dir : dirs)
-    for (const std::string& name : names) candidates.push_back(dir + name);
-  return candidates;
-}
-
 namespace {
 
 // Opens each candidate until one defines every symbol `resolve` asks for.
@@ -25,7 +14,6 @@ template <class Resolve>
 std::shared_ptr<SharedLibrary> open_first(const std::vector<std::string>& candidates,
                                           const char* what, std::string& reason, std::string& file,
                                           Resolve&& resolve) {
-  load_comgr_isolated();
   std::string tried;
   for (const std::string& candidate : candidates) {
     std::string problem;
@@ -94,14 +82,32 @@ void resolve_runtime(const SharedLibrary& handle, RuntimeApi& api, std::string& 
 
 }  // namespace
 
+namespace {
+
+const std::vector<std::string> runtime_names = {"libamdhip64.so.7", "libamdhip64.so.6",
+                                                "libamdhip64.so.5", "libamdhip64.so"};
+// ROCm 5 has hipRTC inside the runtime.
+const std::vector<std::string> rtc_names = {"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so",
+                                            "libamdhip64.so.5", "libamdhip64.so"};
+
+}  // namespace
+
+const RocmRoot& chosen_rocm_root() {
+  static const RocmRoot root = [] {
+    const RocmRoot chosen =
+        choose_rocm_root(rocm_roots(env_or("ROCM_PATH", ""), "/opt"), runtime_names, rtc_names);
+    logger().debug("hip: ROCm from {}", chosen.label);
+    return chosen;
+  }();
+  return root;
+}
+
 std::vector<std::string> default_hiprtc_candidates() {
-  return with_rocm_dirs(
-      {"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so", "libamdhip64.so.5", "libamdhip64.so"});
+  return in_root(chosen_rocm_root(), rtc_names);
 }
 
 std::vector<std::string> default_runtime_candidates() {
-  return with_rocm_dirs(
-      {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"});
+  return in_root(chosen_rocm_root(), runtime_names);
 }
 
 std::string runtime_version_text(int version) {
@@ -146,6 +152,7 @@ std::optional<RtcLibrary> open_hiprtc(const std::vector<std::string>& candidates
 }
 
 const RtcLibrary* hiprtc_library(std::string& reason) {
+  load_comgr_isolated();  // before hipRTC loads it (comgr.hpp)
   static std::string failure;
   static const std::optional<RtcLibrary> library =
       open_hiprtc(default_hiprtc_candidates(), failure);
@@ -154,6 +161,7 @@ const RtcLibrary* hiprtc_library(std::string& reason) {
 }
 
 const RuntimeLibrary* runtime_library(std::string& reason) {
+  load_comgr_isolated();
   static std::string failure;
   static const std::optional<RuntimeLibrary> library =
       open_runtime(default_runtime_candidates(), failure);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/hip/hip_api.hpp"
+#include "backends/hip/rocm_root.hpp"
 #include "support/shared_library.hpp"
 
 namespace stubjit::detail::hip {
@@ -30,12 +31,12 @@ struct RuntimeLibrary {
   int version = 0;  // hipRuntimeGetVersion: major * 10^7 + minor * 10^5 + patch
 };
 
-// `names` as they are (the dynamic loader's search path), then under $ROCM_PATH/lib
-// and /opt/rocm/lib.
-std::vector<std::string> with_rocm_dirs(const std::vector<std::string>& names);
+// The ROCm installation the process takes the runtime, hipRTC and comgr from
+// (rocm_root.hpp), chosen once.
+const RocmRoot& chosen_rocm_root();
 
-// Where to look, in order: names go through the dynamic loader's search path, then
-// $ROCM_PATH/lib and /opt/rocm/lib.
+// Where to look in it, in order: ROCm 7, 6 and 5's sonames (paths in the root's lib
+// directory, or names through the dynamic loader's search path for the system's).
 std::vector<std::string> default_hiprtc_candidates();
 std::vector<std::string> default_runtime_candidates();
 
