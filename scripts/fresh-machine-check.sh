@@ -19,7 +19,6 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${STUBJIT_FRESH_DIR:-$repo/build/fresh-machine}
 mirror=${STUBJIT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 suite=bookworm
-tarball=$work/$suite-minbase.tar.gz
 root=$work/root
 user=newcomer
 
@@ -31,58 +30,12 @@ fail() {
 
 [ "$(id -u)" -eq 0 ] || fail "needs root (debootstrap, chroot and mount); run it with sudo"
 
-# The mounts this script makes below the root (also what an earlier, killed run left),
-# unmounted recursively; then nothing may be mounted there any more, or the root is not
-# removed (rm would walk into the host's /dev).
 mount_points=(dev proc sys)
-unmount_all() {
-  [ -d "$root" ] || return 0
-  local point
-  for point in "${mount_points[@]}"; do
-    if mountpoint -q "$root/$point"; then
-      umount -R "$root/$point" 2>/dev/null || umount -R -l "$root/$point" 2>/dev/null || true
-    fi
-  done
-  for point in "${mount_points[@]}"; do
-    if mountpoint -q "$root/$point"; then
-      say "cannot unmount $root/$point; leaving $root in place" >&2
-      return 1
-    fi
-  done
-}
+# shellcheck source=scripts/lib/minimal-root.sh
+. "$repo/scripts/lib/minimal-root.sh"
 trap unmount_all EXIT
+make_minimal_root
 
-if ! command -v debootstrap >/dev/null; then
-  say "installing debootstrap"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap \
-    >/dev/null || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y -q --no-install-recommends debootstrap >/dev/null; }
-fi
-
-mkdir -p "$work"
-unmount_all || fail "something is still mounted below $root"
-# --one-file-system: never into a mount, whatever happened before.
-rm -rf --one-file-system "$root"
-if [ ! -s "$tarball" ]; then
-  say "downloading a minimal $suite base system into $tarball"
-  rm -rf "$work/tarball-staging"
-  debootstrap --variant=minbase --make-tarball="$tarball.part" "$suite" "$work/tarball-staging" \
-    "$mirror" >"$work/debootstrap-download.log" 2>&1 ||
-    fail "debootstrap --make-tarball (log: $work/debootstrap-download.log)"
-  mv "$tarball.part" "$tarball"
-  rm -rf "$work/tarball-staging"
-fi
-say "unpacking a minimal $suite root in $root"
-debootstrap --variant=minbase --unpack-tarball="$tarball" "$suite" "$root" "$mirror" \
-  >"$work/debootstrap.log" 2>&1 || fail "debootstrap (log: $work/debootstrap.log)"
-
-mount -t proc proc "$root/proc"
-mount --rbind /dev "$root/dev"
-mount --make-rslave "$root/dev"
-mount -t sysfs sysfs "$root/sys"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-
-in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 as_user() {
   chroot --userspec="$uid:$gid" "$root" /usr/bin/env -i HOME="/home/$user" USER="$user" \
     PATH=/usr/bin:/bin bash -c "$1"

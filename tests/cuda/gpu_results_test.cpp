@@ -1,5 +1,6 @@
 // On a CUDA GPU: every kernel of tests/common/kernels.hpp gives the CPU backend's
-// results for the same inputs, in every mode.
+// results for the same inputs, in every mode. (Built without the CPU backend, the
+// test-tree serial backend's: the same C++ stubs compiled by the system's compiler.)
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -31,7 +32,13 @@ Field field_with(Runtime& runtime, const std::vector<std::int64_t>& extents,
 template <class T>
 void expect_same(const std::function<Field(Runtime&, std::optional<Mode>)>& launch) {
   CUDA_RUNTIME_OR_SKIP(gpu, RuntimeOptions{});
+#ifdef STUBJIT_TEST_REFERENCE_BACKEND
+  RuntimeOptions reference;
+  reference.backend = STUBJIT_TEST_REFERENCE_BACKEND;
+  Runtime host(reference);
+#else
   Runtime host(test::cpu_options());
+#endif
   const std::vector<T> expected = launch(host, std::nullopt).template to_vector<T>();
   for (std::optional<Mode> mode : {std::optional<Mode>{}, std::optional<Mode>{Mode::spread},
                                    std::optional<Mode>{Mode::multi}}) {

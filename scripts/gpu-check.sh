@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# The CUDA checks for a lent GPU machine: one with a C++ compiler, CMake, ninja and the
+# CUDA toolkit, but no package registry. Run from the repository root, with the folder
+# scripts/gpu-bundle.sh made on a Debian 12 machine:
+#
+#   scripts/gpu-check.sh [--bundle DIR] [--build DIR] [--quick-bench] [--no-gpu-ok]
+#
+#   1. unpacks the bundle's packages into <build>/deps (no root, no apt);
+#   2. builds the library without the CPU backend (-DSTUBJIT_CPU_BACKEND=OFF: no LLVM),
+#      the CUDA suites and bench_cuda;
+#   3. runs the CUDA suites (ctest -L cuda, memcheck.sh through cuda_gpu_memcheck
+#      included), then bench_cuda;
+#   4. writes one results file, gpu-check-<date>-<gpu>.md, into $OUT when it is set (the
+#      device tool brings $OUT back), else <build>/gpu-check/: it goes into bench/results/.
+#
+# Exit status: 0 when everything ran and passed on a GPU; 1 when a step or a test failed
+# (with a GPU, a skipped test or a benchmark that errored too);
+# 3 when no CUDA device was found, so that the GPU tests skipped: on a machine lent for
+# its GPU that is a failed check, whatever else passed (--no-gpu-ok accepts it: the
+# clean-container check of docs/cuda.md, which has no GPU).
+#
+#   --bundle DIR     the packages (default build/gpu-bundle)
+#   --build DIR      the build directory (default build-gpu)
+#   --quick-bench    bench_cuda briefly (--benchmark_min_time=0.05) instead of in full
+#   --no-gpu-ok      exit 0 without a GPU when everything else passed
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+bundle=build/gpu-bundle
+build=build-gpu
+quick_bench=0
+no_gpu_ok=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --bundle) bundle=$2; shift 2 ;;
+    --build) build=$2; shift 2 ;;
+    --quick-bench) quick_bench=1; shift ;;
+    --no-gpu-ok) no_gpu_ok=1; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "gpu-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "gpu-check: $*"; }
+fail() {
+  say "FAILED: $*" >&2
+  exit 1
+}
+
+for tool in cmake ninja ar tar; do
+  command -v "$tool" >/dev/null || fail "needs $tool"
+done
+command -v c++ >/dev/null || command -v g++ >/dev/null || fail "needs a C++ compiler (c++ or g++)"
+[ -d "$bundle" ] || fail "no bundle at $bundle: run scripts/gpu-bundle.sh on a Debian 12 machine" \
+  "and carry the folder here"
+cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
+[ -d "$cuda_home" ] || say "no CUDA toolkit at $cuda_home: NVRTC must be on the loader's path"
+
+# --- 1. the packages, unpacked without dpkg or root -------------------------------------
+deps=$PWD/$build/deps
+rm -rf "$deps"
+mkdir -p "$deps"
+unpacked=0
+for deb in "$bundle"/*.deb; do
+  [ -e "$deb" ] || fail "no .deb files in $bundle"
+  member=$(ar t "$deb" | grep '^data\.tar') || fail "$deb has no data archive"
+  case $member in
+    *.xz) ar p "$deb" "$member" | tar -xJ -C "$deps" ;;
+    *.zst) ar p "$deb" "$member" | tar --zstd -x -C "$deps" ;;
+    *.gz) ar p "$deb" "$member" | tar -xz -C "$deps" ;;
+    *) ar p "$deb" "$member" | tar -x -C "$deps" ;;
+  esac
+  unpacked=$((unpacked + 1))
+done
+say "unpacked $unpacked packages into $deps"
+libdir=$(dirname "$(find "$deps" -name 'spdlogConfig.cmake' -print -quit)")
+libdir=${libdir%/cmake/spdlog}
+[ -d "$libdir" ] || fail "the bundle has no spdlog CMake package"
+
+# --- 2. build -------------------------------------------------------------------------------
+log=$PWD/$build/gpu-check.log
+: >"$log"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTUBJIT_CPU_BACKEND=OFF \
+  -DCMAKE_PREFIX_PATH="$deps/usr" -Dspdlog_DIR="$libdir/cmake/spdlog" -Dfmt_DIR="$libdir/cmake/fmt" \
+  -DGTest_DIR="$libdir/cmake/GTest" -Dbenchmark_DIR="$libdir/cmake/benchmark" \
+  -Dxxhash_INCLUDE_DIRS="$deps/usr/include" >>"$log" 2>&1 || fail "configure (see $log)"
+ninja -C "$build" >>"$log" 2>&1 || fail "build (see $log)"
+say "built in $build"
+export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+# --- 3. run ---------------------------------------------------------------------------------
+gpu_tests=$build/tests/cuda/stubjit_cuda_gpu_tests
+set +e
+presence=$("$gpu_tests" --stubjit-device-present 2>&1)
+present=$?
+ctest_out=$(ctest --test-dir "$build" -L cuda --output-on-failure 2>&1)
+ctest_rc=$?
+bench_args=(--benchmark_counters_tabular=true)
+[ "$quick_bench" -eq 1 ] && bench_args+=(--benchmark_min_time=0.05)
+bench_out=$("$build/bench/bench_cuda" "${bench_args[@]}" 2>&1)
+bench_rc=$?
+set -e
+echo "$ctest_out" >>"$log"
+echo "$bench_out" >>"$log"
+
+summary=$(grep -E '[0-9]+% tests passed' <<<"$ctest_out" || echo "no ctest summary")
+failed_tests=$(sed -n '/The following tests FAILED:/,/^$/p' <<<"$ctest_out" | tail -n +2)
+skipped_tests=$(sed -n '/The following tests did not run:/,/^$/p' <<<"$ctest_out" | tail -n +2)
+
+# --- 4. the results file ------------------------------------------------------------------
+gpu_name=unknown
+smi="no nvidia-smi"
+if command -v nvidia-smi >/dev/null; then
+  smi=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || true)
+  gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
+fi
+slug=$(tr -cs 'A-Za-z0-9' '-' <<<"${gpu_name:-unknown}" | sed 's/^-//; s/-$//' | tr 'A-Z' 'a-z')
+out_dir=${OUT:-$PWD/$build/gpu-check}
+mkdir -p "$out_dir"
+results=$out_dir/gpu-check-$(date -u +%F)-${slug:-unknown}.md
+nvcc_version=$("$cuda_home/bin/nvcc" --version 2>/dev/null | tail -2 | tr '\n' ' ' || true)
+{
+  echo "# scripts/gpu-check.sh on $(date -u '+%F %H:%M UTC')"
+  echo
+  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- device (nvidia-smi):"
+  echo '```'
+  echo "$smi"
+  echo '```'
+  echo "- CUDA toolkit: ${nvcc_version:-unknown} ($cuda_home)"
+  echo "- compiler: $( (c++ --version 2>/dev/null || g++ --version) | head -1)"
+  echo "- OS: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME" || uname -sr)"
+  echo "- stubjit's view of the device: exit $present of --stubjit-device-present" \
+    "(0: usable, 1: none, 2: present but unusable) ${presence}"
+  echo
+  echo "## CUDA suites (ctest -L cuda)"
+  echo
+  echo "$summary (ctest exit $ctest_rc)"
+  echo
+  echo "Failed:"
+  echo '```'
+  echo "${failed_tests:-none}"
+  echo '```'
+  echo "Skipped or not run:"
+  echo '```'
+  echo "${skipped_tests:-none}"
+  echo '```'
+  echo
+  echo "## bench_cuda (exit $bench_rc)"
+  echo
+  echo '```'
+  echo "$bench_out"
+  echo '```'
+} >"$results"
+say "results in $results"
+
+# --- the verdict -----------------------------------------------------------------------------
+[ "$ctest_rc" -eq 0 ] || fail "CUDA suites: $summary"
+[ "$bench_rc" -eq 0 ] || fail "bench_cuda exited $bench_rc"
+if [ "$present" -ne 0 ]; then
+  if [ "$no_gpu_ok" -eq 1 ]; then
+    say "no usable CUDA device (accepted: --no-gpu-ok); the GPU tests skipped"
+    exit 0
+  fi
+  say "NO USABLE CUDA DEVICE: the GPU tests skipped, so this machine checked nothing of the" \
+    "launch path ($presence)" >&2
+  exit 3
+fi
+# With a device, nothing may have been left out: a skipped test or a benchmark that
+# errored checked nothing.
+[ -z "$skipped_tests" ] || fail "tests skipped on a machine with a CUDA device:
+$skipped_tests"
+! grep -q "ERROR OCCURRED" <<<"$bench_out" || fail "bench_cuda: $(grep "ERROR OCCURRED" <<<"$bench_out" | head -3)"
+say "passed on ${gpu_name}: $summary"
