@@ -8,13 +8,16 @@
 #
 #   scripts/gpu-bundle.sh [DIR]     (default: build/gpu-bundle)
 #
-# The folder then travels with the repository to the GPU machine (docs/cuda.md, "On a
-# lent GPU"): well under the 64 MiB a command there may carry.
+# The packages are unpacked here, into one uncompressed DIR/deps.tar (about 5 MB), so
+# that the GPU machine needs nothing but tar (a minimal system may have no xz, zstd or
+# dpkg-deb); DIR/packages.txt lists them. The folder then travels with the repository to
+# the GPU machine (docs/cuda.md, "On a lent GPU"): well under the 64 MiB a command
+# there may carry.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ]; then
-  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
   exit 0
 fi
 dest=${1:-build/gpu-bundle}
@@ -26,13 +29,20 @@ command -v apt-get >/dev/null || {
   exit 1
 }
 mkdir -p "$dest"
-rm -f "$dest"/*.deb
+debs=$dest/debs
+rm -rf "$debs" "$dest/deps" "$dest/deps.tar" "$dest"/*.deb
+mkdir -p "$debs"
 # apt-get download writes into the current directory; as root, its sandbox user
 # (_apt) could not write there, so it runs unsandboxed.
-(cd "$dest" && apt-get download -q -o APT::Sandbox::User=root "${packages[@]}")
-count=$(find "$dest" -maxdepth 1 -name '*.deb' | wc -l)
+(cd "$debs" && apt-get download -q -o APT::Sandbox::User=root "${packages[@]}")
+count=$(find "$debs" -maxdepth 1 -name '*.deb' | wc -l)
 [ "$count" -eq "${#packages[@]}" ] || {
-  echo "gpu-bundle: expected ${#packages[@]} packages in $dest, found $count" >&2
+  echo "gpu-bundle: expected ${#packages[@]} packages in $debs, found $count" >&2
   exit 1
 }
-echo "gpu-bundle: $count packages in $dest, $(du -sh "$dest" | cut -f1) in all"
+for deb in "$debs"/*.deb; do dpkg-deb -x "$deb" "$dest/deps"; done
+rm -rf "$dest/deps/usr/share/doc" "$dest/deps/usr/share/man"
+tar -cf "$dest/deps.tar" -C "$dest/deps" .
+(cd "$debs" && ls ./*.deb) | sed 's|^\./||' >"$dest/packages.txt"
+rm -rf "$dest/deps" "$debs"
+echo "gpu-bundle: $count packages unpacked into $dest/deps.tar, $(du -sh "$dest" | cut -f1) in all"

@@ -5,7 +5,7 @@
 #
 #   scripts/gpu-check.sh [--bundle DIR] [--build DIR] [--quick-bench] [--no-gpu-ok]
 #
-#   1. unpacks the bundle's packages into <build>/deps (no root, no apt);
+#   1. unpacks the bundle's packages (deps.tar) into <build>/deps: no root, no apt;
 #   2. builds the library without the CPU backend (-DSTUBJIT_CPU_BACKEND=OFF: no LLVM),
 #      the CUDA suites and bench_cuda;
 #   3. runs the CUDA suites (ctest -L cuda, memcheck.sh through cuda_gpu_memcheck
@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 
 usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 bundle=build/gpu-bundle
-build=build-gpu
+build="build-gpu"
 quick_bench=0
 no_gpu_ok=0
 while [ $# -gt 0 ]; do
@@ -48,7 +48,7 @@ fail() {
   exit 1
 }
 
-for tool in cmake ninja ar tar; do
+for tool in cmake ninja tar; do
   command -v "$tool" >/dev/null || fail "needs $tool"
 done
 command -v c++ >/dev/null || command -v g++ >/dev/null || fail "needs a C++ compiler (c++ or g++)"
@@ -57,23 +57,14 @@ command -v c++ >/dev/null || command -v g++ >/dev/null || fail "needs a C++ comp
 cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
 [ -d "$cuda_home" ] || say "no CUDA toolkit at $cuda_home: NVRTC must be on the loader's path"
 
-# --- 1. the packages, unpacked without dpkg or root -------------------------------------
+# --- 1. the packages, unpacked on the bundling machine: only tar here ----------------------
 deps=$PWD/$build/deps
+[ -f "$bundle/deps.tar" ] || fail "no $bundle/deps.tar: run scripts/gpu-bundle.sh on a Debian 12" \
+  "machine and carry the folder here"
 rm -rf "$deps"
 mkdir -p "$deps"
-unpacked=0
-for deb in "$bundle"/*.deb; do
-  [ -e "$deb" ] || fail "no .deb files in $bundle"
-  member=$(ar t "$deb" | grep '^data\.tar') || fail "$deb has no data archive"
-  case $member in
-    *.xz) ar p "$deb" "$member" | tar -xJ -C "$deps" ;;
-    *.zst) ar p "$deb" "$member" | tar --zstd -x -C "$deps" ;;
-    *.gz) ar p "$deb" "$member" | tar -xz -C "$deps" ;;
-    *) ar p "$deb" "$member" | tar -x -C "$deps" ;;
-  esac
-  unpacked=$((unpacked + 1))
-done
-say "unpacked $unpacked packages into $deps"
+tar -xf "$bundle/deps.tar" -C "$deps" || fail "cannot unpack $bundle/deps.tar"
+say "unpacked $(wc -l <"$bundle/packages.txt" 2>/dev/null || echo "the") packages into $deps"
 libdir=$(dirname "$(find "$deps" -name 'spdlogConfig.cmake' -print -quit)")
 libdir=${libdir%/cmake/spdlog}
 [ -d "$libdir" ] || fail "the bundle has no spdlog CMake package"
@@ -115,7 +106,7 @@ if command -v nvidia-smi >/dev/null; then
   smi=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || true)
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 fi
-slug=$(tr -cs 'A-Za-z0-9' '-' <<<"${gpu_name:-unknown}" | sed 's/^-//; s/-$//' | tr 'A-Z' 'a-z')
+slug=$(tr -cs '[:alnum:]' '-' <<<"${gpu_name:-unknown}" | sed 's/^-//; s/-$//' | tr '[:upper:]' '[:lower:]')
 out_dir=${OUT:-$PWD/$build/gpu-check}
 mkdir -p "$out_dir"
 results=$out_dir/gpu-check-$(date -u +%F)-${slug:-unknown}.md
@@ -130,7 +121,7 @@ nvcc_version=$("$cuda_home/bin/nvcc" --version 2>/dev/null | tail -2 | tr '\n' '
   echo '```'
   echo "- CUDA toolkit: ${nvcc_version:-unknown} ($cuda_home)"
   echo "- compiler: $( (c++ --version 2>/dev/null || g++ --version) | head -1)"
-  echo "- OS: $(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME" || uname -sr)"
+  echo "- OS: $(grep -s '^PRETTY_NAME=' /etc/os-release | cut -d= -f2- | tr -d '"') $(uname -sr)"
   echo "- stubjit's view of the device: exit $present of --stubjit-device-present" \
     "(0: usable, 1: none, 2: present but unusable) ${presence}"
   echo

@@ -1,3 +1,5 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154  # root, work, suite, mirror, mount_points: the caller's
 # A minimal Debian root for the checks that need a machine with nothing installed
 # (fresh-machine-check.sh, gpu-check-container.sh). Sourced; the caller sets `root`,
 # `work` (where the debootstrap tarball is kept, so that a second run downloads nothing),
