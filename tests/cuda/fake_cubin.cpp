@@ -11,8 +11,8 @@ constexpr unsigned em_cuda = 190;
 // .nv.info entries: {u8 format, u8 attribute, u16 size-or-value}, then `size` payload
 // bytes for the format that has one.
 constexpr unsigned char format_sized = 0x04;
-constexpr unsigned char attribute_param_info = 0x17;   // per parameter: ordinal, offset, size
-constexpr unsigned char attribute_max_threads = 0x05;  // x, y, z of __launch_bounds__
+constexpr unsigned char attribute_param_info = 0x17;    // per parameter: ordinal, offset, size
+constexpr unsigned char attribute_max_threads = 0x05;   // x, y, z of __launch_bounds__
 constexpr unsigned char attribute_cuda_version = 0x37;  // e.g. 130 for CUDA 13.0
 
 template <class T>

@@ -13,13 +13,13 @@
 namespace stubjit::test::fake_cuda {
 
 struct KernelInfo {
-  unsigned max_threads = 0;                // 0: no bound in the image
-  std::vector<std::size_t> param_sizes;    // by ordinal
+  unsigned max_threads = 0;              // 0: no bound in the image
+  std::vector<std::size_t> param_sizes;  // by ordinal
 };
 
 struct ImageInfo {
-  bool ptx = false;  // a PTX text (the driver compiles it; nothing is read from it)
-  int arch = 0;      // 90 for sm_90
+  bool ptx = false;      // a PTX text (the driver compiles it; nothing is read from it)
+  int arch = 0;          // 90 for sm_90
   int cuda_version = 0;  // 130 for a toolkit of CUDA 13.0; 0 when the image does not say
   std::map<std::string, KernelInfo> kernels;
 };

@@ -17,22 +17,36 @@
 //                                 with (default 1024: as if registers allowed fewer)
 //   STUBJIT_FAKE_CUDA_FAIL_LAUNCH n > 0: the n-th call of cuLaunchKernel in the process,
 //                                 and every later one, answers CUDA_ERROR_LAUNCH_FAILED
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "backends/cuda/cuda_api.hpp"
+#include "cuda/fake_cubin.hpp"
 
 namespace stubjit::detail::cuda {
 // The opaque handles, given a body here only.
 struct CUctxOpaque {
   int device;
 };
-struct CUmodOpaque {};
-struct CUfuncOpaque {};
+// A loaded image (fake_cubin.hpp) and the functions got from it.
+struct CUfuncOpaque {
+  std::string name;
+  stubjit::test::fake_cuda::KernelInfo info;
+};
+struct CUmodOpaque {
+  stubjit::test::fake_cuda::ImageInfo image;
+  std::string ptx;
+  std::map<std::string, std::unique_ptr<CUfuncOpaque>> functions;
+};
 struct CUstreamOpaque {};
 struct CUeventOpaque {};
 }  // namespace stubjit::detail::cuda
@@ -48,11 +62,17 @@ constexpr CUresult invalid_value = 1;
 constexpr CUresult invalid_device = 101;
 constexpr CUresult invalid_context = 201;
 constexpr CUresult launch_failed = 719;  // CUDA_ERROR_LAUNCH_FAILED
+constexpr CUresult invalid_image = 200;  // CUDA_ERROR_INVALID_IMAGE
+constexpr CUresult no_binary_for_gpu = 209;
+constexpr CUresult unsupported_version = 222;  // CUDA_ERROR_UNSUPPORTED_PTX_VERSION
+constexpr CUresult invalid_handle = 400;
+constexpr CUresult not_found = 500;
+constexpr int device_arch = 90;  // what cuDeviceGetAttribute reports: 9.0
 constexpr int max_devices = 8;
 
 CUctxOpaque primary_contexts[max_devices] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
-CUmodOpaque the_module;
-CUfuncOpaque the_function;
+std::mutex modules_mutex;
+std::vector<std::unique_ptr<CUmodOpaque>> modules;
 CUstreamOpaque streams[64];
 CUeventOpaque the_event;
 thread_local CUcontext current = nullptr;
@@ -86,6 +106,71 @@ CUresult in_context(const char* function) {
   return current ? CUDA_SUCCESS : invalid_context;
 }
 
+// Work queued on a stream (asynchronous copies, launches), done only when a correctly
+// ordered synchronization comes: what a host reads before then is what was there
+// before, as on a GPU. Synchronous copies, cuCtxSynchronize, cuEventSynchronize,
+// cuMemFree and cuStreamDestroy first finish everything queued (as a driver's do, or
+// may: the fake takes the strict reading only where a real driver is strict too).
+struct Pending {
+  CUstream stream;
+  std::function<void()> work;
+};
+std::mutex pending_mutex;
+std::deque<Pending> pending;
+// Streams made with CU_STREAM_NON_BLOCKING: the legacy default stream (and so a
+// synchronous copy) does not wait for them.
+std::vector<CUstream> non_blocking;
+
+enum class Finish { one_stream, blocking_streams, everything };
+
+void enqueue(CUstream stream, std::function<void()> work) {
+  std::lock_guard<std::mutex> lock(pending_mutex);
+  pending.push_back({stream, std::move(work)});
+}
+
+// Finishes, in order, the work queued on `stream`, on every blocking stream (what the
+// legacy default stream orders with), or everywhere.
+void finish(CUstream stream, Finish which) {
+  std::deque<Pending> due;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex);
+    std::deque<Pending> kept;
+    for (Pending& item : pending) {
+      const bool blocking =
+          std::find(non_blocking.begin(), non_blocking.end(), item.stream) == non_blocking.end();
+      const bool now = which == Finish::everything ||
+                       (which == Finish::blocking_streams && blocking) || item.stream == stream;
+      (now ? due : kept).push_back(std::move(item));
+    }
+    pending.swap(kept);
+  }
+  for (Pending& item : due) item.work();
+}
+
+// The last launch, as the driver received it (test hooks below).
+struct LaunchRecord {
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  std::vector<std::vector<unsigned char>> params;
+};
+std::mutex launch_mutex;
+LaunchRecord last_launch;
+
+int driver_version() { return env_int("STUBJIT_FAKE_CUDA_DRIVER_VERSION", 13000); }
+
+// The size of the image at `image`: a CUBIN's from its ELF header (the section headers
+// come last), PTX's as text.
+std::size_t image_size(const void* image) {
+  const auto* bytes = static_cast<const unsigned char*>(image);
+  if (std::memcmp(bytes, "\177ELF", 4) != 0) return std::strlen(static_cast<const char*>(image));
+  std::uint64_t section_headers = 0;
+  std::uint16_t entry_size = 0, entries = 0;
+  std::memcpy(&section_headers, bytes + 0x28, 8);
+  std::memcpy(&entry_size, bytes + 0x3a, 2);
+  std::memcpy(&entries, bytes + 0x3c, 2);
+  return section_headers + std::size_t(entry_size) * entries;
+}
+
 }  // namespace
 
 extern "C" {
@@ -99,6 +184,28 @@ STUBJIT_FAKE_EXPORT void* stubjit_fake_cuda_context_at_last(const char* function
   std::lock_guard<std::mutex> lock(c.mutex);
   const auto found = c.context_at_last.find(function);
   return found == c.context_at_last.end() ? nullptr : found->second;
+}
+
+// The last launch: grid and block (x, y, z each) into dims[6]; returns the number of
+// parameters the image declares, each copied from kernelParams when it was launched.
+STUBJIT_FAKE_EXPORT std::size_t stubjit_fake_cuda_last_launch(unsigned* dims) {
+  std::lock_guard<std::mutex> lock(launch_mutex);
+  for (int i = 0; i < 3; ++i) {
+    dims[i] = last_launch.grid[i];
+    dims[3 + i] = last_launch.block[i];
+  }
+  return last_launch.params.size();
+}
+
+// Parameter `index` of the last launch into `out` (at most `capacity` bytes); returns its
+// size as the image declares it.
+STUBJIT_FAKE_EXPORT std::size_t stubjit_fake_cuda_last_param(std::size_t index, void* out,
+                                                             std::size_t capacity) {
+  std::lock_guard<std::mutex> lock(launch_mutex);
+  if (index >= last_launch.params.size()) return 0;
+  const std::vector<unsigned char>& bytes = last_launch.params[index];
+  std::memcpy(out, bytes.data(), std::min(capacity, bytes.size()));
+  return bytes.size();
 }
 
 STUBJIT_FAKE_EXPORT long stubjit_fake_cuda_calls(const char* function) {
@@ -132,7 +239,7 @@ STUBJIT_FAKE_EXPORT CUresult cuInit(unsigned) {
   return device_count() > 0 ? CUDA_SUCCESS : CUDA_ERROR_NO_DEVICE;
 }
 STUBJIT_FAKE_EXPORT CUresult cuDriverGetVersion(int* version) {
-  *version = env_int("STUBJIT_FAKE_CUDA_DRIVER_VERSION", 13000);
+  *version = driver_version();
   return CUDA_SUCCESS;
 }
 STUBJIT_FAKE_EXPORT CUresult cuDeviceGetCount(int* count) {
@@ -187,34 +294,114 @@ STUBJIT_FAKE_EXPORT CUresult cuCtxSetCurrent(CUcontext context) {
   current = context;
   return CUDA_SUCCESS;
 }
-STUBJIT_FAKE_EXPORT CUresult cuCtxSynchronize() { return in_context("cuCtxSynchronize"); }
-STUBJIT_FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule* module, const void*, unsigned, int*,
-                                                void**) {
-  const CUresult r = in_context("cuModuleLoadDataEx");
-  if (r == CUDA_SUCCESS) *module = &the_module;
+STUBJIT_FAKE_EXPORT CUresult cuCtxSynchronize() {
+  const CUresult r = in_context("cuCtxSynchronize");
+  if (r == CUDA_SUCCESS) finish(nullptr, Finish::everything);
   return r;
 }
-STUBJIT_FAKE_EXPORT CUresult cuModuleUnload(CUmodule) { return in_context("cuModuleUnload"); }
-STUBJIT_FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule, const char*) {
-  *function = &the_function;
+// Reads the image as a driver would before loading it: a malformed one, one for another
+// architecture, or one made by a newer CUDA than the driver reports (CUBINs: a newer
+// major version; PTX is not read) is refused.
+STUBJIT_FAKE_EXPORT CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned, int*,
+                                                void**) {
+  const CUresult r = in_context("cuModuleLoadDataEx");
+  if (r != CUDA_SUCCESS) return r;
+  if (!image) return invalid_value;
+  auto loaded = std::make_unique<CUmodOpaque>();
+  std::string why;
+  if (!stubjit::test::fake_cuda::read_image(image, image_size(image), loaded->image, why))
+    return invalid_image;
+  if (loaded->image.ptx) {
+    loaded->ptx = static_cast<const char*>(image);
+  } else {
+    if (loaded->image.arch != device_arch) return no_binary_for_gpu;
+    if (loaded->image.cuda_version / 10 > driver_version() / 1000) return unsupported_version;
+  }
+  std::lock_guard<std::mutex> lock(modules_mutex);
+  modules.push_back(std::move(loaded));
+  *module = modules.back().get();
   return CUDA_SUCCESS;
 }
-STUBJIT_FAKE_EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfunction) {
+STUBJIT_FAKE_EXPORT CUresult cuModuleUnload(CUmodule module) {
+  const CUresult r = in_context("cuModuleUnload");
+  if (r != CUDA_SUCCESS) return r;
+  std::lock_guard<std::mutex> lock(modules_mutex);
+  for (auto it = modules.begin(); it != modules.end(); ++it) {
+    if (it->get() == module) {
+      modules.erase(it);
+      return CUDA_SUCCESS;
+    }
+  }
+  return invalid_handle;
+}
+STUBJIT_FAKE_EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule module,
+                                                 const char* name) {
+  if (!module || !name) return invalid_handle;
+  std::lock_guard<std::mutex> lock(modules_mutex);
+  auto& slot = module->functions[name];
+  if (!slot) {
+    stubjit::test::fake_cuda::KernelInfo info;
+    if (module->image.ptx) {
+      if (module->ptx.find(std::string(".entry ") + name) == std::string::npos) {
+        module->functions.erase(name);
+        return not_found;
+      }
+    } else {
+      const auto found = module->image.kernels.find(name);
+      if (found == module->image.kernels.end()) {
+        module->functions.erase(name);
+        return not_found;
+      }
+      info = found->second;
+    }
+    slot = std::make_unique<CUfuncOpaque>(CUfuncOpaque{name, info});
+  }
+  *function = slot.get();
+  return CUDA_SUCCESS;
+}
+// The most threads per block: the image's launch bounds, or fewer where
+// STUBJIT_FAKE_CUDA_MAX_THREADS says (as if registers allowed fewer).
+unsigned max_threads_of(CUfunction function) {
+  const unsigned bound = function->info.max_threads ? function->info.max_threads : 1024;
+  return std::min<unsigned>(bound,
+                            static_cast<unsigned>(env_int("STUBJIT_FAKE_CUDA_MAX_THREADS", 1024)));
+}
+STUBJIT_FAKE_EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfunction function) {
+  if (!function) return invalid_handle;
   *value = attribute == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-               ? env_int("STUBJIT_FAKE_CUDA_MAX_THREADS", 1024)
+               ? static_cast<int>(max_threads_of(function))
                : 32;
   return CUDA_SUCCESS;
 }
-STUBJIT_FAKE_EXPORT CUresult cuLaunchKernel(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                                            unsigned, unsigned, unsigned, CUstream, void**,
-                                            void**) {
+// Refuses a block above the function's limit or no parameters where the image declares
+// some; records the launch with each parameter copied at its declared size; queues it
+// on its stream (it runs nothing).
+STUBJIT_FAKE_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy,
+                                            unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                                            unsigned, CUstream stream, void** params, void**) {
   const CUresult r = in_context("cuLaunchKernel");
+  if (r != CUDA_SUCCESS) return r;
   const int fail_from = env_int("STUBJIT_FAKE_CUDA_FAIL_LAUNCH", 0);
-  if (r == CUDA_SUCCESS && fail_from > 0 &&
-      stubjit_fake_cuda_calls("cuLaunchKernel") >= fail_from) {
-    return launch_failed;
+  if (fail_from > 0 && stubjit_fake_cuda_calls("cuLaunchKernel") >= fail_from) return launch_failed;
+  if (!function) return invalid_handle;
+  if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return invalid_value;
+  if (std::uint64_t(bx) * by * bz > max_threads_of(function)) return invalid_value;
+  const std::vector<std::size_t>& sizes = function->info.param_sizes;
+  if (!sizes.empty() && !params) return invalid_value;
+  LaunchRecord record;
+  const unsigned dims[6] = {gx, gy, gz, bx, by, bz};
+  std::copy(dims, dims + 3, record.grid);
+  std::copy(dims + 3, dims + 6, record.block);
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const auto* bytes = static_cast<const unsigned char*>(params[i]);
+    record.params.emplace_back(bytes, bytes + sizes[i]);
   }
-  return r;
+  {
+    std::lock_guard<std::mutex> lock(launch_mutex);
+    last_launch = std::move(record);
+  }
+  enqueue(stream, [] {});
+  return CUDA_SUCCESS;
 }
 STUBJIT_FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* pointer, std::size_t bytes) {
   if (const CUresult r = in_context("cuMemAlloc_v2"); r != CUDA_SUCCESS) return r;
@@ -226,48 +413,63 @@ STUBJIT_FAKE_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* pointer, std::size_t byt
 }
 STUBJIT_FAKE_EXPORT CUresult cuMemFree_v2(CUdeviceptr pointer) {
   if (const CUresult r = in_context("cuMemFree_v2"); r != CUDA_SUCCESS) return r;
+  finish(nullptr, Finish::everything);
   std::free(reinterpret_cast<void*>(pointer));
   return CUDA_SUCCESS;
 }
 STUBJIT_FAKE_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr device, const void* host,
                                              std::size_t bytes) {
   if (const CUresult r = in_context("cuMemcpyHtoD_v2"); r != CUDA_SUCCESS) return r;
+  finish(nullptr, Finish::blocking_streams);  // the legacy stream's order
   std::memcpy(reinterpret_cast<void*>(device), host, bytes);
   return CUDA_SUCCESS;
 }
 STUBJIT_FAKE_EXPORT CUresult cuMemcpyDtoH_v2(void* host, CUdeviceptr device, std::size_t bytes) {
   if (const CUresult r = in_context("cuMemcpyDtoH_v2"); r != CUDA_SUCCESS) return r;
+  finish(nullptr, Finish::blocking_streams);  // the legacy stream's order
   std::memcpy(host, reinterpret_cast<const void*>(device), bytes);
   return CUDA_SUCCESS;
 }
 STUBJIT_FAKE_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr to, CUdeviceptr from, std::size_t bytes) {
   if (const CUresult r = in_context("cuMemcpyDtoD_v2"); r != CUDA_SUCCESS) return r;
+  finish(nullptr, Finish::blocking_streams);  // the legacy stream's order
   std::memcpy(reinterpret_cast<void*>(to), reinterpret_cast<const void*>(from), bytes);
   return CUDA_SUCCESS;
 }
+// Queued: the host buffer is read only when the stream is synchronized (a caller that
+// frees or changes it before then gets what a GPU would give it).
 STUBJIT_FAKE_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr device, const void* host,
-                                                  std::size_t bytes, CUstream) {
+                                                  std::size_t bytes, CUstream stream) {
   if (const CUresult r = in_context("cuMemcpyHtoDAsync_v2"); r != CUDA_SUCCESS) return r;
-  std::memcpy(reinterpret_cast<void*>(device), host, bytes);
+  enqueue(stream, [=] { std::memcpy(reinterpret_cast<void*>(device), host, bytes); });
   return CUDA_SUCCESS;
 }
+// Queued: the host buffer holds the data only once the stream is synchronized.
 STUBJIT_FAKE_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* host, CUdeviceptr device, std::size_t bytes,
-                                                  CUstream) {
+                                                  CUstream stream) {
   if (const CUresult r = in_context("cuMemcpyDtoHAsync_v2"); r != CUDA_SUCCESS) return r;
-  std::memcpy(host, reinterpret_cast<const void*>(device), bytes);
+  enqueue(stream, [=] { std::memcpy(host, reinterpret_cast<const void*>(device), bytes); });
   return CUDA_SUCCESS;
 }
-STUBJIT_FAKE_EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned) {
+STUBJIT_FAKE_EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned flags) {
   static std::atomic<int> next{0};
   if (const CUresult r = in_context("cuStreamCreate"); r != CUDA_SUCCESS) return r;
   *stream = &streams[next++ % 64];
+  std::lock_guard<std::mutex> lock(pending_mutex);
+  non_blocking.erase(std::remove(non_blocking.begin(), non_blocking.end(), *stream),
+                     non_blocking.end());
+  if (flags & 1u) non_blocking.push_back(*stream);  // CU_STREAM_NON_BLOCKING
   return CUDA_SUCCESS;
 }
-STUBJIT_FAKE_EXPORT CUresult cuStreamDestroy_v2(CUstream) {
-  return in_context("cuStreamDestroy_v2");
+STUBJIT_FAKE_EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
+  const CUresult r = in_context("cuStreamDestroy_v2");
+  if (r == CUDA_SUCCESS) finish(stream, Finish::one_stream);  // its work still completes
+  return r;
 }
-STUBJIT_FAKE_EXPORT CUresult cuStreamSynchronize(CUstream) {
-  return in_context("cuStreamSynchronize");
+STUBJIT_FAKE_EXPORT CUresult cuStreamSynchronize(CUstream stream) {
+  const CUresult r = in_context("cuStreamSynchronize");
+  if (r == CUDA_SUCCESS) finish(stream, Finish::one_stream);
+  return r;
 }
 STUBJIT_FAKE_EXPORT CUresult cuEventCreate(CUevent* event, unsigned) {
   *event = &the_event;
@@ -278,7 +480,9 @@ STUBJIT_FAKE_EXPORT CUresult cuEventRecord(CUevent, CUstream) {
   return in_context("cuEventRecord");
 }
 STUBJIT_FAKE_EXPORT CUresult cuEventSynchronize(CUevent) {
-  return in_context("cuEventSynchronize");
+  const CUresult r = in_context("cuEventSynchronize");
+  if (r == CUDA_SUCCESS) finish(nullptr, Finish::everything);  // events: not per stream
+  return r;
 }
 STUBJIT_FAKE_EXPORT CUresult cuEventElapsedTime_v2(float* milliseconds, CUevent, CUevent) {
   *milliseconds = 0.0f;

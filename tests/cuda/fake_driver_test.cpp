@@ -81,6 +81,18 @@ RuntimeOptions on_device_0() {
   return options;
 }
 
+// A real CUBIN (the fake driver reads the image it loads) whose entry `entry` takes what
+// stubjit's entries take: 8 bytes of packed arguments here, and the launch parameters.
+detail::Binary cubin_with_entry(const detail::Toolchain& toolchain, const std::string& entry) {
+  const std::string source = "struct Args { long long a; };\nstruct Lp { long long words[" +
+                             std::to_string(sizeof(LaunchParams) / 8) +
+                             "]; };\nextern \"C\" __global__ void " + entry +
+                             "(const Args, const Lp) {}\n";
+  const std::string file = entry + ".cu";
+  const std::vector<std::string> options;
+  return toolchain.compile({source, file, entry, entry, options});
+}
+
 TEST(CudaFakeDriver, EveryCallRunsInStubjitsContextAndTheApplicationsStaysCurrent) {
   REQUIRE_FAKE_DRIVER();
   FakeEnvironment env;
@@ -178,9 +190,8 @@ TEST(CudaFakeDriver, ADispatchOfNoGroupsOrOfEmptyGroupsIsRefused) {
   const detail::OpenedBackend opened = detail::open_cuda_backend(detail::BackendConfig{});
   ASSERT_TRUE(opened.device) << opened.reason;
   detail::Device& device = *opened.device;
-  // The fake loads any bytes.
-  const std::unique_ptr<detail::Module> module =
-      device.load(detail::Binary{"cubin", {'\x7f', 'E', 'L', 'F'}}, "stubjit_k_direct_r1");
+  const std::unique_ptr<detail::Module> module = device.load(
+      cubin_with_entry(*opened.toolchain, "stubjit_k_direct_r1"), "stubjit_k_direct_r1");
   const char args[8] = {};
   const auto dispatch = [&](int dimension, bool empty_grid) {
     LaunchParams lp{};
@@ -244,8 +255,8 @@ TEST(CudaFakeDriver, CheckPlanRefusesAPlanWhoseLaterDispatchCannotRun) {
   FakeEnvironment env;
   const detail::OpenedBackend opened = detail::open_cuda_backend(detail::BackendConfig{});
   ASSERT_TRUE(opened.device) << opened.reason;
-  const std::unique_ptr<detail::Module> module =
-      opened.device->load(detail::Binary{"cubin", {'\x7f', 'E', 'L', 'F'}}, "stubjit_k_multi_r1");
+  const std::unique_ptr<detail::Module> module = opened.device->load(
+      cubin_with_entry(*opened.toolchain, "stubjit_k_multi_r1"), "stubjit_k_multi_r1");
   Plan plan;
   plan.mode = Mode::multi;
   plan.block = {128, 1, 1};
