@@ -1,6 +1,7 @@
 // A stand-in for the HIP runtime (libamdhip64), built in the test tree, so that what
 // the HIP backend asks of the runtime can be checked without an AMD GPU. Its devices
-// are gfx90a (wavefront 64) with ROCm 6's hipDeviceProp_tR0600 layout; "device
+// are gfx90a (wavefront 64), their properties in the layout of the ROCm header the build
+// found (else ROCm 6's hipDeviceProp_tR0600 as documented: fake_hip_properties.cpp); "device
 // memory" is host memory, so copies really copy, and a launch only counts. Each call
 // records the calling thread's current device (per thread, default 0, as in HIP) and,
 // for copies and stream waits, the stream it was given, so that a test can check that
@@ -18,6 +19,7 @@
 #include <string>
 
 #include "backends/hip/hip_api.hpp"
+#include "hip/fake_hip_properties.hpp"
 
 namespace stubjit::detail::hip {
 // The opaque handles, given a body here only.
@@ -37,8 +39,6 @@ using namespace stubjit::detail::hip;
 constexpr hipError_t invalid_value = 1;
 constexpr hipError_t out_of_memory = 2;
 constexpr hipError_t invalid_device = 101;
-constexpr std::size_t name_offset = 0;
-constexpr std::size_t arch_name_offset = 1160;  // offsetof(hipDeviceProp_tR0600, gcnArchName)
 
 ihipModule the_module;
 ihipFunction the_function;
@@ -158,11 +158,19 @@ STUBJIT_FAKE_EXPORT hipError_t hipDeviceGetAttribute(int* value, hipDeviceAttrib
   *value = found->second;
   return hip_success;
 }
+// At the offsets of the ROCm header the build found (fake_hip_properties.cpp), under the
+// name that header's runtime exports: what the library reads must agree with both.
+#if STUBJIT_FAKE_HIP_R0600
 STUBJIT_FAKE_EXPORT hipError_t hipGetDevicePropertiesR0600(void* properties, int device) {
+#else
+STUBJIT_FAKE_EXPORT hipError_t hipGetDeviceProperties(void* properties, int device) {
+#endif
   if (device < 0 || device >= device_count()) return invalid_device;
+  const stubjit::test::fake_hip::PropertiesLayout layout =
+      stubjit::test::fake_hip::properties_layout();
   char* bytes = static_cast<char*>(properties);
-  std::strcpy(bytes + name_offset, "stubjit fake AMD GPU");
-  std::strcpy(bytes + arch_name_offset, "gfx90a:sramecc+:xnack-");
+  std::strcpy(bytes + layout.name_offset, "stubjit fake AMD GPU");
+  std::strcpy(bytes + layout.arch_name_offset, "gfx90a:sramecc+:xnack-");
   return hip_success;
 }
 STUBJIT_FAKE_EXPORT hipError_t hipDeviceSynchronize() { return record("hipDeviceSynchronize"); }

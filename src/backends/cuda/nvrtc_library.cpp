@@ -4,6 +4,7 @@
 
 #include "stubjit/error.hpp"
 #include "support/env.hpp"
+#include "support/log.hpp"
 
 namespace stubjit::detail {
 
@@ -47,6 +48,22 @@ std::vector<std::string> nvrtc_candidates(const std::string& override_paths) {
 
 namespace {
 
+// NVRTC opens libnvrtc-builtins.so.<major>.<minor> by name when it first compiles, through
+// the dynamic loader's search path, which need not include the directory NVRTC itself
+// was found in (/usr/local/cuda/lib64 on a machine whose loader was never told of it):
+// the first compile would fail. Loaded from NVRTC's own directory first, it is found
+// by its name. Nothing happens where NVRTC was found by name, or the file is absent.
+void preload_builtins(const SharedLibrary& nvrtc, int major, int minor) {
+  const std::string& path = nvrtc.name();
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return;
+  const std::string builtins = path.substr(0, slash + 1) + "libnvrtc-builtins.so." +
+                               std::to_string(major) + "." + std::to_string(minor);
+  std::string why;
+  if (!SharedLibrary::open(builtins, why))
+    logger().debug("nvrtc: {} not preloaded: {}", builtins, why);
+}
+
 // Resolves what stubjit uses of an opened NVRTC and reads its version and
 // architectures. Throws BackendError when it is not a usable NVRTC.
 std::shared_ptr<const NvrtcLibrary> resolve_nvrtc(std::shared_ptr<SharedLibrary> library) {
@@ -82,6 +99,7 @@ std::shared_ptr<const NvrtcLibrary> resolve_nvrtc(std::shared_ptr<SharedLibrary>
   }
   if (nvrtc->supported_archs.empty())
     throw BackendError(library->name() + " reports no supported GPU architectures");
+  preload_builtins(*library, nvrtc->major, nvrtc->minor);
   nvrtc->library = std::move(library);
   return nvrtc;
 }
