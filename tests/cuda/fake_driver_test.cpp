@@ -12,6 +12,7 @@
 #include "backends/cuda/cuda_backend.hpp"
 #include "common/coverage.hpp"
 #include "common/kernels.hpp"
+#include "common/stub_entry_binary.hpp"
 #include "cuda/env_guard.hpp"
 #include "cuda/nvrtc_for_tests.hpp"
 #include "stubjit/stubjit.hpp"
@@ -79,18 +80,6 @@ RuntimeOptions on_device_0() {
   options.backend = "cuda";
   options.device = 0;
   return options;
-}
-
-// A real CUBIN (the fake driver reads the image it loads) whose entry `entry` takes what
-// stubjit's entries take: 8 bytes of packed arguments here, and the launch parameters.
-detail::Binary cubin_with_entry(const detail::Toolchain& toolchain, const std::string& entry) {
-  const std::string source = "struct Args { long long a; };\nstruct Lp { long long words[" +
-                             std::to_string(sizeof(LaunchParams) / 8) +
-                             "]; };\nextern \"C\" __global__ void " + entry +
-                             "(const Args, const Lp) {}\n";
-  const std::string file = entry + ".cu";
-  const std::vector<std::string> options;
-  return toolchain.compile({source, file, entry, entry, options});
 }
 
 TEST(CudaFakeDriver, EveryCallRunsInStubjitsContextAndTheApplicationsStaysCurrent) {
@@ -190,8 +179,9 @@ TEST(CudaFakeDriver, ADispatchOfNoGroupsOrOfEmptyGroupsIsRefused) {
   const detail::OpenedBackend opened = detail::open_cuda_backend(detail::BackendConfig{});
   ASSERT_TRUE(opened.device) << opened.reason;
   detail::Device& device = *opened.device;
-  const std::unique_ptr<detail::Module> module = device.load(
-      cubin_with_entry(*opened.toolchain, "stubjit_k_direct_r1"), "stubjit_k_direct_r1");
+  const std::unique_ptr<detail::Module> module =
+      device.load(test::binary_with_stub_entry(*opened.toolchain, "stubjit_k_direct_r1", ".cu"),
+                  "stubjit_k_direct_r1");
   const char args[8] = {};
   const auto dispatch = [&](int dimension, bool empty_grid) {
     LaunchParams lp{};
@@ -256,7 +246,8 @@ TEST(CudaFakeDriver, CheckPlanRefusesAPlanWhoseLaterDispatchCannotRun) {
   const detail::OpenedBackend opened = detail::open_cuda_backend(detail::BackendConfig{});
   ASSERT_TRUE(opened.device) << opened.reason;
   const std::unique_ptr<detail::Module> module = opened.device->load(
-      cubin_with_entry(*opened.toolchain, "stubjit_k_multi_r1"), "stubjit_k_multi_r1");
+      test::binary_with_stub_entry(*opened.toolchain, "stubjit_k_multi_r1", ".cu"),
+      "stubjit_k_multi_r1");
   Plan plan;
   plan.mode = Mode::multi;
   plan.block = {128, 1, 1};

@@ -12,6 +12,7 @@
 
 #include "backends/hip/hip_backend.hpp"
 #include "common/scoped_env.hpp"
+#include "common/stub_entry_binary.hpp"
 #include "hip/hip_test_support.hpp"
 #include "stubjit/launch.h"
 
@@ -131,14 +132,8 @@ TEST(HipFakeChecks, TheBackendPassesTheLaunchParametersItLaunchesWith) {
   OpenedBackend opened = open_hip_backend_on(runtime, "", BackendConfig{});
   ASSERT_TRUE(opened.device) << opened.reason;
   const std::string entry = "stubjit_k_spread_r1";
-  const std::string source = "struct Args { long long a; };\nstruct Lp { long long words[" +
-                             std::to_string(sizeof(LaunchParams) / 8) +
-                             "]; };\nextern \"C\" __global__ void " + entry +
-                             "(const Args, const Lp) {}\n";
-  const std::string file = entry + ".hip";
-  const std::vector<std::string> options;
   const std::unique_ptr<Module> module =
-      opened.device->load(opened.toolchain->compile({source, file, entry, entry, options}), entry);
+      opened.device->load(test::binary_with_stub_entry(*opened.toolchain, entry, ".hip"), entry);
   LaunchParams lp{};
   lp.grid[0] = 5;
   lp.grid[1] = lp.grid[2] = 1;

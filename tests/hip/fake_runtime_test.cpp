@@ -13,6 +13,7 @@
 #include "backends/hip/hip_backend.hpp"
 #include "backends/hip/hip_objects.hpp"
 #include "common/scoped_env.hpp"
+#include "common/stub_entry_binary.hpp"
 #include "hip/hip_test_support.hpp"
 
 namespace stubjit::detail {
@@ -82,18 +83,6 @@ OpenedBackend open_on_device_0() {
                               << fake().reason;                                          \
   ASSERT_TRUE(fake().handle&& fake().calls) << ::dlerror()
 
-// A real code object (the fake runtime reads what it loads) whose entry `entry` takes
-// what stubjit's entries take: 8 bytes of packed arguments here, and the launch parameters.
-Binary code_object_with_entry(const Toolchain& toolchain, const std::string& entry) {
-  const std::string source = "struct Args { long long a; };\nstruct Lp { long long words[" +
-                             std::to_string(sizeof(LaunchParams) / 8) +
-                             "]; };\nextern \"C\" __global__ void " + entry +
-                             "(const Args, const Lp) {}\n";
-  const std::string file = entry + ".hip";
-  const std::vector<std::string> options;
-  return toolchain.compile({source, file, entry, entry, options});
-}
-
 TEST(HipFakeRuntime, OpeningLeavesTheApplicationsDeviceSelected) {
   REQUIRE_FAKE_RUNTIME();
   FakeEnvironment env;
@@ -112,7 +101,8 @@ TEST(HipFakeRuntime, EveryCallActsOnTheBackendsDeviceAndTheApplicationsStaysSele
   OpenedBackend opened = open_on_device_0();
   ASSERT_TRUE(opened.device);
   Device* backend = opened.device.get();
-  const Binary code_object = code_object_with_entry(*opened.toolchain, "stubjit_k_spread_r1");
+  const Binary code_object =
+      test::binary_with_stub_entry(*opened.toolchain, "stubjit_k_spread_r1", ".hip");
   const FakeRuntime& runtime = fake();
   std::thread application([&] {
     ASSERT_EQ(runtime.set_device(1), 0);  // the application works on device 1
@@ -186,7 +176,8 @@ TEST(HipFakeRuntime, CheckPlanRefusesAPlanWhoseLaterDispatchCannotRun) {
   OpenedBackend opened = open_on_device_0();
   ASSERT_TRUE(opened.device);
   const std::unique_ptr<Module> module = opened.device->load(
-      code_object_with_entry(*opened.toolchain, "stubjit_k_multi_r1"), "stubjit_k_multi_r1");
+      test::binary_with_stub_entry(*opened.toolchain, "stubjit_k_multi_r1", ".hip"),
+      "stubjit_k_multi_r1");
   Plan plan;
   plan.mode = Mode::multi;
   plan.block = {256, 1, 1};
