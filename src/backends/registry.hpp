@@ -32,8 +32,12 @@ struct BackendEntry {
   // device: what a compile worker process makes to compile for a runtime (and what
   // compiling for another machine's target needs). Throws BackendError when the
   // target cannot be compiled for here. Null: the backend's compiles stay in the
-  // runtime's process.
-  std::unique_ptr<Toolchain> (*toolchain_for)(const std::string& target_id) = nullptr;
+  // runtime's process. `compiler_id` (Toolchain::compiler_id), where not empty, names the
+  // compiler the runtime's own toolchain uses: a backend with several (NVRTC versions)
+  // takes that one, so that a worker's binary is the one the runtime would make; the
+  // worker refuses a toolchain whose compiler differs.
+  std::unique_ptr<Toolchain> (*toolchain_for)(const std::string& target_id,
+                                              const std::string& compiler_id) = nullptr;
 };
 
 // The entry named `name`; throws BackendError when there is none.

@@ -156,8 +156,9 @@ class RemoteToolchain final : public Toolchain {
                      [&] { logger().warn("compiles run without their time limit: {}", why); });
       return local_->compile(job);
     }
-    CompileRequest request{backend_,   local_->target_id(), job.file_name, job.entry,
-                           job.kernel, job.source,          job.options};
+    CompileRequest request{backend_,      local_->target_id(), local_->compiler_id(),
+                           job.file_name, job.entry,           job.kernel,
+                           job.source,    job.options};
     const auto deadline = std::chrono::steady_clock::now() + limit_;
     std::string frame;
     if (!write_frame(worker->socket, encode(request))) {

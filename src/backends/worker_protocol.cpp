@@ -10,7 +10,7 @@
 namespace stubjit::detail {
 namespace {
 
-constexpr char request_magic[] = "stubjit-compile-request 1";
+constexpr char request_magic[] = "stubjit-compile-request 2";
 constexpr char response_magic[] = "stubjit-compile-response 1";
 // Sources, binaries and logs are far below this; a larger length is a broken frame.
 constexpr std::uint64_t max_frame_bytes = std::uint64_t(1) << 30;
@@ -85,8 +85,9 @@ FrameRead read_exactly(int fd, char* bytes, std::size_t size,
 
 std::string encode(const CompileRequest& request) {
   std::string out = request_magic;
-  for (const std::string* text : {&request.backend, &request.target, &request.file_name,
-                                  &request.entry, &request.kernel, &request.source})
+  for (const std::string* text :
+       {&request.backend, &request.target, &request.compiler, &request.file_name, &request.entry,
+        &request.kernel, &request.source})
     put_text(out, *text);
   put_number(out, request.options.size());
   for (const std::string& option : request.options) put_text(out, option);
@@ -108,9 +109,9 @@ bool decode(const std::string& frame, CompileRequest& request) {
   const std::string body = frame.substr(magic);  // the magic is not length-prefixed
   Cursor in(body);
   std::uint64_t count = 0;
-  if (!in.text(request.backend) || !in.text(request.target) || !in.text(request.file_name) ||
-      !in.text(request.entry) || !in.text(request.kernel) || !in.text(request.source) ||
-      !in.number(count) || count > 4096)
+  if (!in.text(request.backend) || !in.text(request.target) || !in.text(request.compiler) ||
+      !in.text(request.file_name) || !in.text(request.entry) || !in.text(request.kernel) ||
+      !in.text(request.source) || !in.number(count) || count > 4096)
     return false;
   request.options.assign(count, std::string());
   for (std::string& option : request.options)

@@ -16,8 +16,9 @@
 namespace stubjit::detail {
 
 struct CompileRequest {
-  std::string backend;  // the registry's name
-  std::string target;   // Toolchain::target_id
+  std::string backend;   // the registry's name
+  std::string target;    // Toolchain::target_id
+  std::string compiler;  // Toolchain::compiler_id of the runtime's toolchain
   std::string file_name;
   std::string entry;
   std::string kernel;

@@ -74,7 +74,7 @@ SelectedBackend select_target(const std::vector<BackendEntry>& entries, const st
       continue;
     }
     try {
-      std::unique_ptr<Toolchain> toolchain = entry.toolchain_for(target);
+      std::unique_ptr<Toolchain> toolchain = entry.toolchain_for(target, "");
       const std::string why = "the runtime compiles for target " + target +
                               " (RuntimeOptions::target) without a device";
       logger().info("backend {} is compile-only: {}", entry.name, why);

@@ -21,12 +21,21 @@ CompileResponse compile(
     std::map<std::pair<std::string, std::string>, std::unique_ptr<Toolchain>>& toolchains) {
   CompileResponse response;
   try {
-    std::unique_ptr<Toolchain>& toolchain = toolchains[{request.backend, request.target}];
+    std::unique_ptr<Toolchain>& toolchain =
+        toolchains[{request.backend, request.target + "\n" + request.compiler}];
     if (!toolchain) {
       const BackendEntry entry = backend_named(request.backend);
       if (!entry.toolchain_for)
         throw BackendError("backend '" + request.backend + "' compiles in process only");
-      toolchain = entry.toolchain_for(request.target);
+      toolchain = entry.toolchain_for(request.target, request.compiler);
+      // A binary from another compiler than the runtime's would be filed under the
+      // runtime's compiler in the cache key: refused rather than made.
+      if (!request.compiler.empty() && toolchain->compiler_id() != request.compiler) {
+        const std::string differs = toolchain->compiler_id();
+        toolchain.reset();
+        throw BackendError("the compile worker compiles with " + differs + ", the runtime with " +
+                           request.compiler);
+      }
     }
     const CompileJob job{request.source, request.file_name, request.entry, request.kernel,
                          request.options};

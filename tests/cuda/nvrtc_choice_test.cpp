@@ -7,6 +7,7 @@
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/nvrtc_library.hpp"
 #include "cuda/env_guard.hpp"
+#include "stubjit/error.hpp"
 
 namespace stubjit {
 namespace {
@@ -104,6 +105,22 @@ TEST(NvrtcForDriver, CompileOnlyTakesTheNewest) {
   const detail::OpenedBackend opened = detail::open_cuda_backend(detail::BackendConfig{});
   EXPECT_EQ(chosen_compiler(opened), "nvrtc 13.0");
   EXPECT_EQ(opened.device, nullptr);
+}
+
+// A compile worker makes its toolchain with the NVRTC the runtime chose (its compiler
+// id), not the newest: its CUBINs must be the ones the runtime's driver loads.
+TEST(NvrtcForDriver, AWorkersToolchainTakesTheRuntimesNvrtc) {
+  const EnvGuard nvrtc("STUBJIT_NVRTC_PATH", nvrtc_13_0 + ":" + nvrtc_12_6);
+  EXPECT_EQ(detail::cuda_toolchain_for("sm_90", "nvrtc 12.6")->compiler_id(), "nvrtc 12.6");
+  EXPECT_EQ(detail::cuda_toolchain_for("sm_90", "")->compiler_id(), "nvrtc 13.0");
+  try {
+    detail::cuda_toolchain_for("sm_90", "nvrtc 11.8");
+    FAIL() << "made a toolchain without NVRTC 11.8";
+  } catch (const BackendError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("no nvrtc 11.8"), std::string::npos) << what;
+    EXPECT_NE(what.find("nvrtc 12.6 (" + nvrtc_12_6 + ")"), std::string::npos) << what;
+  }
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 
 namespace stubjit::detail {
 
-std::unique_ptr<Toolchain> cpu_toolchain_for(const std::string& target_id) {
+std::unique_ptr<Toolchain> cpu_toolchain_for(const std::string& target_id, const std::string&) {
 #ifdef STUBJIT_NO_CPU_BACKEND
   throw BackendError("cannot compile for " + target_id +
                      ": built without the CPU backend (STUBJIT_CPU_BACKEND=OFF)");

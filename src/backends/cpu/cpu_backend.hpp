@@ -21,6 +21,7 @@ std::unique_ptr<Device> make_cpu_device(unsigned threads);
 OpenedBackend open_cpu_backend(const BackendConfig& config);
 // This host's toolchain when `target_id` is this host's (the CPU backend compiles for
 // the CPU it runs on, -march=native); BackendError otherwise.
-std::unique_ptr<Toolchain> cpu_toolchain_for(const std::string& target_id);
+std::unique_ptr<Toolchain> cpu_toolchain_for(const std::string& target_id,
+                                             const std::string& compiler_id = "");
 
 }  // namespace stubjit::detail

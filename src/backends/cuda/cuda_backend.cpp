@@ -52,8 +52,11 @@ OpenedBackend open_with_device(const BackendConfig& config,
 
 }  // namespace
 
-std::unique_ptr<Toolchain> cuda_toolchain_for(const std::string& target_id) {
-  std::shared_ptr<const NvrtcLibrary> nvrtc = load_nvrtc();
+std::unique_ptr<Toolchain> cuda_toolchain_for(const std::string& target_id,
+                                              const std::string& compiler_id) {
+  // The NVRTC the runtime chose for its driver (nvrtc_for_driver), where it names one.
+  std::shared_ptr<const NvrtcLibrary> nvrtc =
+      compiler_id.empty() ? load_nvrtc() : load_nvrtc_with_id(compiler_id);
   CudaTarget target;
   target.arch = parse_cuda_arch(target_id);
   target.ptx = target_id.rfind("compute_", 0) == 0;

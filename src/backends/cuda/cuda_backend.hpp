@@ -24,6 +24,7 @@ std::unique_ptr<Device> make_cuda_device(std::shared_ptr<const CudaContext> cont
 OpenedBackend open_cuda_backend(const BackendConfig& config);
 // NVRTC for "sm_XY" (CUBIN) or "compute_XY" (PTX); BackendError without NVRTC or for
 // an architecture it does not know.
-std::unique_ptr<Toolchain> cuda_toolchain_for(const std::string& target_id);
+std::unique_ptr<Toolchain> cuda_toolchain_for(const std::string& target_id,
+                                              const std::string& compiler_id = "");
 
 }  // namespace stubjit::detail

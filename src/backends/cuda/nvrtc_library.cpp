@@ -139,6 +139,24 @@ std::shared_ptr<const NvrtcLibrary> load_nvrtc() {
   return resolve_nvrtc(std::move(library));
 }
 
+std::shared_ptr<const NvrtcLibrary> load_nvrtc_with_id(const std::string& id) {
+  std::string found;
+  for (const std::string& candidate : nvrtc_candidates(env_or("STUBJIT_NVRTC_PATH", ""))) {
+    std::string why;
+    std::shared_ptr<SharedLibrary> library = SharedLibrary::open(candidate, why);
+    if (!library) continue;
+    try {
+      std::shared_ptr<const NvrtcLibrary> nvrtc = resolve_nvrtc(std::move(library));
+      if (nvrtc->id() == id) return nvrtc;
+      found += (found.empty() ? "" : ", ") + nvrtc->id() + " (" + candidate + ")";
+    } catch (const BackendError&) {
+      continue;
+    }
+  }
+  throw BackendError("no " + id + " here to compile with; found: " +
+                     (found.empty() ? std::string("none") : found));
+}
+
 std::shared_ptr<const NvrtcLibrary> nvrtc_for_driver(std::shared_ptr<const NvrtcLibrary> newest,
                                                      int driver_version, bool ptx) {
   std::string problem = nvrtc_driver_problem(newest->major, newest->minor, driver_version, ptx);

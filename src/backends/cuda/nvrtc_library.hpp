@@ -62,6 +62,10 @@ std::string nvrtc_driver_problem(int major, int minor, int driver_version, bool 
 std::shared_ptr<const NvrtcLibrary> nvrtc_for_driver(std::shared_ptr<const NvrtcLibrary> newest,
                                                      int driver_version, bool ptx);
 
+// The first of the candidates whose id() is `id` ("nvrtc 12.6"). Throws BackendError
+// naming the versions found when none is.
+std::shared_ptr<const NvrtcLibrary> load_nvrtc_with_id(const std::string& id);
+
 // "12.4" from cuDriverGetVersion's 12040.
 std::string cuda_version_text(int version);
 

@@ -184,7 +184,7 @@ std::optional<HipDeviceInfo> find_device(const RuntimeLibrary* runtime, int inde
 
 }  // namespace
 
-std::unique_ptr<Toolchain> hip_toolchain_for(const std::string& target_id) {
+std::unique_ptr<Toolchain> hip_toolchain_for(const std::string& target_id, const std::string&) {
   if (const char* sanitizer = sanitizer_refusing_deepbind())
     throw BackendError(std::string("hip: not available under ") + sanitizer);
   return std::make_unique<HipToolchain>(HiprtcCompiler(target_id),

@@ -15,7 +15,8 @@ namespace stubjit::detail {
 
 // hipRTC for a gfx target id ("gfx90a", "gfx90a:xnack-"); BackendError without
 // hipRTC, for a target its comgr does not know, or under AddressSanitizer.
-std::unique_ptr<Toolchain> hip_toolchain_for(const std::string& target_id);
+std::unique_ptr<Toolchain> hip_toolchain_for(const std::string& target_id,
+                                             const std::string& compiler_id = "");
 
 // On the process-wide HIP runtime (hip::runtime_library()).
 OpenedBackend open_hip_backend(const BackendConfig& config);
