@@ -3,7 +3,7 @@
 # CUDA toolkit, but no package registry. Run from the repository root, with the folder
 # scripts/gpu-bundle.sh made on a Debian 12 machine:
 #
-#   scripts/gpu-check.sh [--bundle DIR] [--build DIR] [--quick-bench] [--no-gpu-ok]
+#   scripts/gpu-check.sh [--bundle DIR] [--build DIR] [--quick-bench] [--no-memcheck] [--no-gpu-ok]
 #
 #   1. unpacks the bundle's packages (deps.tar) into <build>/deps: no root, no apt;
 #   2. builds the library without the CPU backend (-DSTUBJIT_CPU_BACKEND=OFF: no LLVM),
@@ -22,21 +22,26 @@
 #   --bundle DIR     the packages (default build/gpu-bundle)
 #   --build DIR      the build directory (default build-gpu)
 #   --quick-bench    bench_cuda briefly (--benchmark_min_time=0.05) instead of in full
+#   --no-memcheck    leave out cuda_gpu_memcheck (the GPU suite under compute-sanitizer,
+#                    the longest step): for a first call within a 10-minute limit; run
+#                    it alone later with ctest --test-dir <build> -R cuda_gpu_memcheck
 #   --no-gpu-ok      exit 0 without a GPU when everything else passed
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 bundle=build/gpu-bundle
 build="build-gpu"
 quick_bench=0
 no_gpu_ok=0
+ctest_exclude=()
 while [ $# -gt 0 ]; do
   case $1 in
     --bundle) bundle=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --quick-bench) quick_bench=1; shift ;;
     --no-gpu-ok) no_gpu_ok=1; shift ;;
+    --no-memcheck) ctest_exclude=(-E cuda_gpu_memcheck); shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
@@ -85,7 +90,7 @@ gpu_tests=$build/tests/cuda/stubjit_cuda_gpu_tests
 set +e
 presence=$("$gpu_tests" --stubjit-device-present 2>&1)
 present=$?
-ctest_out=$(ctest --test-dir "$build" -L cuda --output-on-failure 2>&1)
+ctest_out=$(ctest --test-dir "$build" -L cuda "${ctest_exclude[@]}" --output-on-failure 2>&1)
 ctest_rc=$?
 bench_args=(--benchmark_counters_tabular=true)
 [ "$quick_bench" -eq 1 ] && bench_args+=(--benchmark_min_time=0.05)
@@ -125,7 +130,7 @@ nvcc_version=$("$cuda_home/bin/nvcc" --version 2>/dev/null | tail -2 | tr '\n' '
   echo "- stubjit's view of the device: exit $present of --stubjit-device-present" \
     "(0: usable, 1: none, 2: present but unusable) ${presence}"
   echo
-  echo "## CUDA suites (ctest -L cuda)"
+  echo "## CUDA suites (ctest -L cuda ${ctest_exclude[*]})"
   echo
   echo "$summary (ctest exit $ctest_rc)"
   echo
