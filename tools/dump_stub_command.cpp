@@ -22,6 +22,7 @@ struct DumpFlags {
   int index_bits = 64;
   std::uint32_t launch_bounds = 0;
   std::optional<std::uint32_t> warp_size;
+  std::int64_t rows = 0;
   bool stub_only = false;
 };
 
@@ -49,6 +50,7 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.rank = flags.rank;
   options.index_bits = flags.index_bits;
   options.bindings = description.bindings;
+  options.rows = flags.rows;
   const StubDialect dialect = dialect_named(flags.dialect);
   if (dialect.takes_launch_bounds_and_warp_size) {
     // What a typical GPU (1024 threads per group) would give, unless set.
@@ -71,6 +73,7 @@ int dump(const DumpFlags& flags, bool as_json) {
                                         {"index_bits", flags.index_bits},
                                         {"launch_bounds", options.launch_bounds},
                                         {"warp_size", options.warp_size},
+                                        {"rows", options.rows},
                                         {"source", text}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
@@ -106,6 +109,11 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
                    "GPU dialects: STUBJIT_WARP_SIZE (default: 32 for cuda, 64 for hip; "
                    "32 for RDNA targets, gfx10 and later)")
       ->check(CLI::IsMember({32, 64}));
+  command
+      ->add_option("--rows", flags->rows,
+                   "cpp, rank 2 and up: the innermost extent compiled in, as a CPU launch "
+                   "whose innermost extent is at most 16 gets it (default: none)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 62));
   command->add_flag("--stub-only", flags->stub_only, "Leave out the embedded prelude");
   command->callback([&global, &action, flags] {
     action = [&global, flags] { return dump(*flags, global.json); };

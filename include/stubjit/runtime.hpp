@@ -56,6 +56,10 @@ struct RuntimeOptions {
   // results are the same; LaunchSummary::rank says the rank that ran. false: every
   // launch runs over its domain as given.
   bool fuse_dimensions = true;
+  // Short rows (docs/performance.md): on the CPU, a launch whose innermost extent is
+  // at most 16 (after fusion) gets a stub with that extent compiled in, one stub per
+  // such extent. false: one stub serves every extent.
+  bool specialize_short_rows = true;
   // Worker threads of the CPU backend; 0: one per core.
   unsigned cpu_threads = 0;
   // Directory to write every generated stub to; empty: $STUBJIT_DUMP_DIR, if set.

@@ -29,6 +29,10 @@ struct StubOptions {
   // 0 for none, and 0 for cpp. A CUDA runtime uses 32; a HIP one its device's
   // wavefront width (64 on GCN/CDNA such as gfx90a, 32 on RDNA such as gfx1030).
   std::uint32_t warp_size = 0;
+  // cpp, rank 2 and up: the innermost count compiled into the loop over a row, as a CPU
+  // runtime does for a launch whose innermost extent is at most 16
+  // (RuntimeOptions::specialize_short_rows); 0 for none.
+  std::int64_t rows = 0;
   // The user's code may #include "quoted" names, as in a runtime given
   // RuntimeOptions::include_directories; otherwise only <toolchain headers>.
   bool quoted_includes = false;

@@ -3,6 +3,7 @@
 // device: with none, a runtime is compile-only (it fills caches and refuses to run).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,6 +25,12 @@ struct TargetTraits {
   bool launch_bounds = false;
   // Stubs carry the warp (wavefront) width the plan assumed (STUBJIT_WARP_SIZE).
   bool warp_constant = false;
+  // Short rows: where the innermost count of a launch's domain (rank 2 and up) is at
+  // most this, it is compiled into the stub (StubVariant::specialized), whose loop
+  // over a row then has a constant trip count; 0: never. A row of 3 to 7 elements
+  // with a trip count known at run time only spends more on the loop than on the
+  // elements (docs/performance.md, "Short rows").
+  std::int64_t short_row_limit = 0;
 };
 
 // The traits of a GPU target written by `emitter`: 32-bit index variants, launch

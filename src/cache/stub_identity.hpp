@@ -65,8 +65,9 @@ struct ToolchainIdentity {
 // Fills in `identity.hash`; call once every other field is set.
 void seal(ToolchainIdentity& identity);
 
-// Run-time values compiled into a stub as constants (room for specialization; no
-// launch sets any yet).
+// Run-time values compiled into a stub as constants. bits[0]: the innermost count of
+// the stub's domain, where the toolchain compiles short rows in (TargetTraits::
+// short_row_limit); no other value is set yet.
 struct SpecializedValues {
   static constexpr std::size_t capacity = 8;
   std::array<std::uint64_t, capacity> bits{};

@@ -10,6 +10,7 @@
 // stride 1. Inlined, the strides become products LLVM cannot version, and it gives
 // up. It takes a block of rows, not one: a row of 5 elements per call spent more on
 // the call and the row's offsets than on the elements.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ class CppDialect final : public DialectEmitter {
   // Its group arithmetic is written for 64-bit positions.
   bool supports_index32() const override { return false; }
   bool takes_group_constants() const override { return false; }
+  bool takes_short_rows() const override { return true; }
   std::uint32_t default_warp_size() const override { return 0; }
   const char* function_qualifiers() const override {
     return "static inline __attribute__((always_inline))";
@@ -197,13 +199,29 @@ class CppDialect final : public DialectEmitter {
                              ");");
       }
     }
-    out.line(at + 2, "for (" + I + " stubjit_k = 0; stubjit_k < stubjit_n; ++stubjit_k) {");
-    if (context.uses_index()) {
-      out.line(at + 3, "const " + I + " stubjit_i" + last(context) + " = stubjit::logical_index<" +
-                           I + ">(stubjit_ibegin, stubjit_istep, stubjit_k);");
+    const auto run_loop = [&](int in, const std::string& trip) {
+      out.line(in, "for (" + I + " stubjit_k = 0; stubjit_k < " + trip + "; ++stubjit_k) {");
+      if (context.uses_index()) {
+        out.line(in + 1, "const " + I + " stubjit_i" + last(context) +
+                             " = stubjit::logical_index<" + I +
+                             ">(stubjit_ibegin, stubjit_istep, stubjit_k);");
+      }
+      context.emit_visit(in + 1, StubContext::VisitStyle::row);
+      out.line(in, "}");
+    };
+    const std::int64_t inner = context.request().inner_count;
+    if (inner > 0) {
+      // Whole rows have the domain's innermost count: a constant trip count, which
+      // LLVM unrolls (rows cut by a group's edge take the general loop).
+      const std::string count = I + "(" + std::to_string(inner) + ")";
+      out.line(at + 2, "if (stubjit_n == " + count + ") {");
+      run_loop(at + 3, count);
+      out.line(at + 2, "} else {");
+      run_loop(at + 3, "stubjit_n");
+      out.line(at + 2, "}");
+    } else {
+      run_loop(at + 2, "stubjit_n");
     }
-    context.emit_visit(at + 3, StubContext::VisitStyle::row);
-    out.line(at + 2, "}");
     out.line(at + 1, "}");
   }
 

@@ -28,6 +28,9 @@ struct StubRequest {
   std::uint32_t max_threads_per_group = 0;
   // GPU dialects: the warp size the planner assumed (STUBJIT_WARP_SIZE); 0 for none.
   std::uint32_t warp_size = 0;
+  // The C++ dialect: the innermost count of the domain, compiled into the loop over a
+  // row for the rows that have it (others run the general loop); 0 for none.
+  std::int64_t inner_count = 0;
   // The user's code may #include "quoted" names (the runtime has include directories).
   bool quoted_includes = false;
   // The options the stub will be compiled with (the runtime's compiler_options, part

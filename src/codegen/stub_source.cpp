@@ -61,6 +61,17 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
     throw Error(std::string("launch bounds and warp size are for the GPU dialects, not ") +
                 dialect.name());
   }
+  if (options.rows != 0) {
+    if (!dialect.takes_short_rows()) {
+      throw Error(std::string("rows of a given length are for the cpp dialect, not ") +
+                  dialect.name());
+    }
+    if (options.rows < 0 || options.rank < 2) {
+      throw Error("rows of " + std::to_string(options.rows) +
+                  ": a positive length, over a domain of rank 2 or more (this one: " +
+                  std::to_string(options.rank) + ")");
+    }
+  }
   if (options.bindings.size() != kernel.signature.size()) {
     throw Error("kernel '" + kernel.name + "' has " + std::to_string(kernel.signature.size()) +
                 " parameters but " + std::to_string(options.bindings.size()) +
@@ -86,6 +97,7 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
   request.max_threads_per_group = options.launch_bounds;
   request.warp_size = options.warp_size;
   request.quoted_includes = options.quoted_includes;
+  request.inner_count = options.rows;
   detail::GeneratedStub stub = detail::generate_stub(request);
   return {std::move(stub.source), std::move(stub.entry), std::move(stub.file_name),
           stub.stub_offset};

@@ -105,7 +105,8 @@ Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mod
   return plan;
 }
 
-StubVariant variant_of(const KernelState& kernel, const Plan& plan, const BoundArgs& bound) {
+StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan& plan,
+                       const BoundArgs& bound) {
   const RuntimeState& runtime = *kernel.runtime;
   const TargetTraits& traits = runtime.toolchain->traits();
   StubVariant variant;
@@ -120,6 +121,13 @@ StubVariant variant_of(const KernelState& kernel, const Plan& plan, const BoundA
                                                 [static_cast<std::size_t>(plan.rank)];
   }
   if (traits.warp_constant) variant.warp_size = runtime.limits.warp_size;
+  if (traits.short_row_limit > 0 && runtime.options.specialize_short_rows && run.rank() >= 2) {
+    const std::int64_t inner = run.dims()[static_cast<std::size_t>(run.rank() - 1)].count;
+    if (inner > 0 && inner <= traits.short_row_limit) {
+      variant.specialized.count = 1;
+      variant.specialized.bits[0] = static_cast<std::uint64_t>(inner);
+    }
+  }
   return variant;
 }
 
@@ -216,7 +224,7 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   LaunchSummary summary{plan.mode, plan.rank, plan.dispatches.size(), false};
   if (plan.dispatches.empty()) return summary;
   const detail::StubIdentity identity = detail::StubIdentity::of(
-      *kernel.identity, *runtime.toolchain_identity, detail::variant_of(kernel, plan, bound));
+      *kernel.identity, *runtime.toolchain_identity, detail::variant_of(kernel, run, plan, bound));
   std::shared_ptr<const detail::LoadedStub> hold;
   const detail::LoadedStub& stub = detail::stub_for(kernel, identity, summary.compiled, hold);
   // Remembered only when the kernel's table holds the stub (the entry points there).
@@ -238,10 +246,10 @@ std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& ar
   detail::BoundArgs bound;
   detail::bind(*state_, domain, args.data(), args.size(), bound);
   std::optional<Domain> fused;
-  const Plan plan =
-      detail::plan_for(*state_, detail::run_domain(*state_, domain, forced, bound, fused), forced);
+  const Domain& run = detail::run_domain(*state_, domain, forced, bound, fused);
+  const Plan plan = detail::plan_for(*state_, run, forced);
   return detail::generate_stub(detail::stub_request(*state_->runtime, state_->source,
-                                                    detail::variant_of(*state_, plan, bound)))
+                                                    detail::variant_of(*state_, run, plan, bound)))
       .source;
 }
 

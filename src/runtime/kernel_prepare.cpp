@@ -36,12 +36,12 @@ Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const A
   detail::BoundArgs bound;
   detail::bind(kernel, domain, args, count, bound);
   std::optional<Domain> fused;
-  const Plan plan =
-      detail::plan_for(kernel, detail::run_domain(kernel, domain, mode, bound, fused), mode);
+  const Domain& run = detail::run_domain(kernel, domain, mode, bound, fused);
+  const Plan plan = detail::plan_for(kernel, run, mode);
   Prepared out;
   out.summary = LaunchSummary{plan.mode, plan.rank, plan.dispatches.size(), false};
   if (plan.dispatches.empty()) return out;
-  out.variant = detail::variant_of(kernel, plan, bound);
+  out.variant = detail::variant_of(kernel, run, plan, bound);
   out.identity =
       detail::StubIdentity::of(*kernel.identity, *runtime.toolchain_identity, out.variant);
   std::shared_ptr<const detail::LoadedStub> hold;

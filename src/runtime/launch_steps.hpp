@@ -24,8 +24,10 @@ const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::o
 // The plan, checked against the device's own limits when the runtime's are
 // overridden (PlanError).
 Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode);
-// Which stub the plan and the bound arguments need on this runtime's target.
-StubVariant variant_of(const KernelState& kernel, const Plan& plan, const BoundArgs& bound);
+// Which stub the plan and the bound arguments need on this runtime's target; `run` is
+// the domain the plan is of (after fusion).
+StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan& plan,
+                       const BoundArgs& bound);
 // The stub for `identity`: from the kernel's own table (no lock), else the runtime's
 // cache, else built. `hold` keeps a stub the table could not take alive for the
 // caller; `compiled` is set when the compiler ran for it.

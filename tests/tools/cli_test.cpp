@@ -338,8 +338,8 @@ TEST_F(Cli, VerifyReportsDirectoriesItCannotRead) {
 std::string sample(const std::string& name) { return std::string(STUBJIT_SAMPLES) + "/" + name; }
 
 TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
-  const ChildReport dumped =
-      stubjit({"dump-stub", sample("saxpy.json"), "--mode", "spread", "--rank", "2"});
+  const ChildReport dumped = stubjit(
+      {"dump-stub", sample("saxpy.json"), "--mode", "spread", "--rank", "2", "--rows", "3"});
   ASSERT_EQ(dumped.exit_code, 0) << dumped.errors;
   // The same bytes the CPU runtime generates for a real launch of that kernel.
   RuntimeOptions options;
@@ -350,9 +350,30 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
       {"saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;"});
   Field x = runtime.allocate<float>({4, 4});
   Field y = runtime.allocate<float>({4, 4});
-  // Three columns of four: a launch that stays rank 2 (whole rows would fuse into one).
+  // Three columns of four: a launch that stays rank 2 (whole rows would fuse into one),
+  // with rows of 3 compiled in.
   const Domain three_columns({Dim{0, 4, 1}, Dim{0, 3, 1}});
   EXPECT_EQ(dumped.output, saxpy.stub_source(three_columns, {1.0f, x, y}, Mode::spread));
+  // Without --rows: the stub of a launch whose rows are longer than 16.
+  const ChildReport general =
+      stubjit({"dump-stub", sample("saxpy.json"), "--mode", "spread", "--rank", "2"});
+  Field wide_x = runtime.allocate<float>({4, 24});
+  Field wide_y = runtime.allocate<float>({4, 24});
+  const Domain twenty_columns({Dim{0, 4, 1}, Dim{0, 20, 1}});
+  EXPECT_EQ(general.output,
+            saxpy.stub_source(twenty_columns, {1.0f, wide_x, wide_y}, Mode::spread));
+  // Rows are the C++ dialect's, from rank 2.
+  const ChildReport gpu_rows =
+      stubjit({"dump-stub", sample("saxpy.json"), "--dialect", "cuda", "--rows", "3"});
+  EXPECT_NE(gpu_rows.exit_code, 0);
+  EXPECT_NE(gpu_rows.errors.find("rows of a given length are for the cpp dialect, not cuda"),
+            std::string::npos)
+      << gpu_rows.errors;
+  const ChildReport rank1_rows = stubjit({"dump-stub", sample("saxpy.json"), "--rows", "3"});
+  EXPECT_NE(rank1_rows.exit_code, 0);
+  EXPECT_NE(rank1_rows.errors.find("over a domain of rank 2 or more (this one: 1)"),
+            std::string::npos)
+      << rank1_rows.errors;
 
   const ChildReport stub_only = stubjit({"dump-stub", sample("saxpy.json"), "--stub-only"});
   EXPECT_EQ(stub_only.output.rfind("#line 1 \"stubjit_saxpy_direct_r1.cpp\"", 0), 0u)

@@ -10,7 +10,10 @@ namespace {
 
 class CpuToolchain final : public Toolchain {
  public:
-  CpuToolchain() : target_(host_cpu().target_id) { traits_.emitter = "cpp"; }
+  CpuToolchain() : target_(host_cpu().target_id) {
+    traits_.emitter = "cpp";
+    traits_.short_row_limit = 16;
+  }
 
   const TargetTraits& traits() const override { return traits_; }
   std::string target_id() const override { return target_; }
