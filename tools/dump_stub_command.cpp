@@ -23,6 +23,7 @@ struct DumpFlags {
   std::uint32_t launch_bounds = 0;
   std::optional<std::uint32_t> warp_size;
   std::int64_t rows = 0;
+  bool dense = false;
   bool stub_only = false;
 };
 
@@ -51,6 +52,7 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.index_bits = flags.index_bits;
   options.bindings = description.bindings;
   options.rows = flags.rows;
+  options.dense = flags.dense;
   const StubDialect dialect = dialect_named(flags.dialect);
   if (dialect.takes_launch_bounds_and_warp_size) {
     // What a typical GPU (1024 threads per group) would give, unless set.
@@ -74,6 +76,7 @@ int dump(const DumpFlags& flags, bool as_json) {
                                         {"launch_bounds", options.launch_bounds},
                                         {"warp_size", options.warp_size},
                                         {"rows", options.rows},
+                                        {"dense", options.dense},
                                         {"source", text}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
@@ -114,6 +117,9 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
                    "cpp, rank 2 and up: the innermost extent compiled in, as a CPU launch "
                    "whose innermost extent is at most 16 gets it (default: none)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 62));
+  command->add_flag("--dense", flags->dense,
+                    "GPU dialects: the stub of a dense launch (a domain from 0 with unit steps "
+                    "over fields contiguous along its innermost dimension)");
   command->add_flag("--stub-only", flags->stub_only, "Leave out the embedded prelude");
   command->callback([&global, &action, flags] {
     action = [&global, flags] { return dump(*flags, global.json); };

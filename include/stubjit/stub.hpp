@@ -33,6 +33,10 @@ struct StubOptions {
   // runtime does for a launch whose innermost extent is at most 16
   // (RuntimeOptions::specialize_short_rows); 0 for none.
   std::int64_t rows = 0;
+  // GPU dialects: the stub of a dense launch, as a CUDA or HIP runtime compiles for a
+  // domain that starts at 0 with unit steps over fields contiguous along its innermost
+  // dimension: each logical index is its position, no innermost stride.
+  bool dense = false;
   // The user's code may #include "quoted" names, as in a runtime given
   // RuntimeOptions::include_directories; otherwise only <toolchain headers>.
   bool quoted_includes = false;

@@ -31,16 +31,20 @@ struct TargetTraits {
   // with a trip count known at run time only spends more on the loop than on the
   // elements (docs/performance.md, "Short rows").
   std::int64_t short_row_limit = 0;
+  // Dense launches (BoundArgs::dense) get a stub without the logical-index arithmetic
+  // and the innermost stride: i = position, offset + i along the innermost dimension.
+  bool dense_variant = false;
 };
 
 // The traits of a GPU target written by `emitter`: 32-bit index variants, launch
-// bounds and the warp width as constants in every stub.
+// bounds and the warp width as constants in every stub, a dense variant.
 inline TargetTraits gpu_target_traits(std::string emitter) {
   TargetTraits traits;
   traits.emitter = std::move(emitter);
   traits.index32 = true;
   traits.launch_bounds = true;
   traits.warp_constant = true;
+  traits.dense_variant = true;
   return traits;
 }
 

@@ -63,6 +63,10 @@ struct BoundArgs {
   // Every position, logical index and element offset fits in int32, so a stub may
   // use the 32-bit index variant (false when the caller did not ask).
   bool fits_int32 = false;
+  // Over the domain the launch runs (after fusion): every dimension starts at 0 with
+  // step 1, and every projected field has stride 1 along the innermost dimension
+  // (dense.hpp). Set only for targets with a dense variant.
+  bool dense = false;
 };
 
 // Throws ArgumentError/AliasError naming the parameter on any mismatch; `owner` is

@@ -65,7 +65,7 @@ std::uint64_t StubVariant::hash() const noexcept {
   for (std::size_t i = 0; i < specialized.count; ++i) h = mix(h, specialized.bits[i]);
   std::uint64_t order = 0;
   for (std::uint8_t d : index_order) order = (order << 8) | d;
-  return mix(h, order);
+  return mix(mix(h, order), dense ? 1 : 0);
 }
 
 StubIdentity StubIdentity::of(const KernelIdentity& kernel, const ToolchainIdentity& toolchain,
@@ -99,6 +99,7 @@ std::string key_text(const StubIdentity& identity) {
   for (std::size_t i = 0; i < v.specialized.count; ++i) text << ' ' << v.specialized.bits[i];
   text << " order";
   for (int d = 0; d < v.rank; ++d) text << ' ' << int(v.index_order[std::size_t(d)]);
+  if (v.dense) text << " dense";  // only when set: the keys of other stubs stay as they were
   text << '\n'
        << "backend " << toolchain.backend << '\n'
        << "target " << toolchain.target << '\n'

@@ -96,13 +96,15 @@ struct StubVariant {
   // (bind.hpp's IndexOrder): the identity but for a reordered launch of a kernel that
   // takes its index.
   std::array<std::uint8_t, 8> index_order = {0, 1, 2, 3, 4, 5, 6, 7};
+  // GPU stubs of a dense launch (bind/dense.hpp): the index is the position.
+  bool dense = false;
 
   bool operator==(const StubVariant& other) const {
     return pattern == other.pattern && mode == other.mode && rank == other.rank &&
            index_bits == other.index_bits && launch_bounds == other.launch_bounds &&
            warp_size == other.warp_size && group_shape == other.group_shape &&
            bindings == other.bindings && specialized == other.specialized &&
-           index_order == other.index_order;
+           index_order == other.index_order && dense == other.dense;
   }
   bool operator!=(const StubVariant& other) const { return !(*this == other); }
   std::uint64_t hash() const noexcept;

@@ -31,6 +31,9 @@ struct StubRequest {
   // The C++ dialect: the innermost count of the domain, compiled into the loop over a
   // row for the rows that have it (others run the general loop); 0 for none.
   std::int64_t inner_count = 0;
+  // The GPU dialects: a dense launch (bind/dense.hpp): every logical index is its
+  // position, and projected fields are read without the innermost stride.
+  bool dense = false;
   // The user's code may #include "quoted" names (the runtime has include directories).
   bool quoted_includes = false;
   // The options the stub will be compiled with (the runtime's compiler_options, part

@@ -72,6 +72,9 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
                   std::to_string(options.rank) + ")");
     }
   }
+  if (options.dense && !dialect.takes_group_constants()) {
+    throw Error(std::string("the dense variant is for the GPU dialects, not ") + dialect.name());
+  }
   if (options.bindings.size() != kernel.signature.size()) {
     throw Error("kernel '" + kernel.name + "' has " + std::to_string(kernel.signature.size()) +
                 " parameters but " + std::to_string(options.bindings.size()) +
@@ -98,6 +101,7 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
   request.warp_size = options.warp_size;
   request.quoted_includes = options.quoted_includes;
   request.inner_count = options.rows;
+  request.dense = options.dense;
   detail::GeneratedStub stub = detail::generate_stub(request);
   return {std::move(stub.source), std::move(stub.entry), std::move(stub.file_name),
           stub.stub_offset};

@@ -80,10 +80,12 @@ void StubContext::emit_domain_locals(int indent) const {
   const std::string I = index_type();
   for (int d = 0; d < rank(); ++d) {
     const std::string n = std::to_string(d);
-    out_.line(indent,
-              "const " + I + " stubjit_first" + n + " = " + I + "(stubjit_lp.first[" + n + "]);");
-    out_.line(indent,
-              "const " + I + " stubjit_step" + n + " = " + I + "(stubjit_lp.step[" + n + "]);");
+    if (!request_.dense) {  // dense: every dimension starts at 0 with step 1
+      out_.line(indent,
+                "const " + I + " stubjit_first" + n + " = " + I + "(stubjit_lp.first[" + n + "]);");
+      out_.line(indent,
+                "const " + I + " stubjit_step" + n + " = " + I + "(stubjit_lp.step[" + n + "]);");
+    }
     out_.line(indent,
               "const " + I + " stubjit_count" + n + " = " + I + "(stubjit_lp.count[" + n + "]);");
   }
@@ -105,7 +107,9 @@ void StubContext::emit_argument_locals(int indent) const {
     }
     out_.line(indent, element_type(p) + "* STUBJIT_RESTRICT " + local + " = " + slot + ".data;");
     if (binding == Binding::projection) {
-      for (int d = 0; d < rank(); ++d) {
+      // Dense: the innermost stride is 1.
+      const int strided = request_.dense ? rank() - 1 : rank();
+      for (int d = 0; d < strided; ++d) {
         const std::string n = std::to_string(d);
         out_.line(indent, "const " + I + " " + local + "_s" + n + " = " + I + "(" + slot +
                               ".stride[" + n + "]);");
@@ -126,6 +130,10 @@ bool StubContext::uses_index() const { return has_index_param(request_.kernel->s
 void StubContext::emit_logical_index(int indent, int d) const {
   const std::string n = std::to_string(d);
   const std::string I = index_type();
+  if (request_.dense) {
+    out_.line(indent, "const " + I + " stubjit_i" + n + " = stubjit_p" + n + ";");
+    return;
+  }
   out_.line(indent, "const " + I + " stubjit_i" + n + " = stubjit::logical_index<" + I +
                         ">(stubjit_first" + n + ", stubjit_step" + n + ", stubjit_p" + n + ");");
 }
@@ -166,7 +174,8 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
         } else {
           for (int d = 0; d < rank(); ++d) {
             const std::string n = std::to_string(d);
-            offset += (d ? " + stubjit_i" : "stubjit_i") + n + " * " + local + "_s" + n;
+            offset += (d ? " + stubjit_i" : "stubjit_i") + n;
+            if (!(request_.dense && d == rank() - 1)) offset += " * " + local + "_s" + n;
           }
         }
         call += p.rank == 0
@@ -330,7 +339,8 @@ GeneratedStub generate_stub(const StubRequest& request) {
                   dialect.name() + ", mode " + name_of(request.mode) + ", rank " +
                   std::to_string(request.rank) + ", index i" + std::to_string(request.index_bits) +
                   (request.inner_count > 0 ? ", rows of " + std::to_string(request.inner_count)
-                                           : std::string()));
+                                           : std::string()) +
+                  (request.dense ? ", dense" : ""));
   out.line(0, "// bindings: " + describe_bindings(request));
   out.line(0, "// prelude:" + prelude_names);
   dialect.emit_preamble(context);

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstring>
 
+#include "bind/dense.hpp"
 #include "bind/fusion.hpp"
 #include "codegen/identifier.hpp"
 #include "runtime/kernel_state.hpp"
@@ -65,8 +66,12 @@ void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std:
                  runtime.toolchain->traits().index32);
 }
 
-const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
-                         BoundArgs& bound, std::optional<Domain>& fused) {
+namespace {
+
+// The fused domain where fusion applies (in `fused`), else the domain as given.
+const Domain& fused_or_given(const KernelState& kernel, const Domain& domain,
+                             std::optional<Mode> mode, BoundArgs& bound,
+                             std::optional<Domain>& fused) {
   if (!kernel.runtime->options.fuse_dimensions) return domain;
   // A fixed group shape is written for the domain's dimensions: fused, most of its
   // threads would idle.
@@ -97,6 +102,16 @@ const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::o
   }
 }
 
+}  // namespace
+
+const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
+                         BoundArgs& bound, std::optional<Domain>& fused) {
+  const Domain& run = fused_or_given(kernel, domain, mode, bound, fused);
+  bound.dense = kernel.runtime->toolchain->traits().dense_variant &&
+                is_dense(kernel.source.signature, run, bound);
+  return run;
+}
+
 Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode) {
   const RuntimeState& runtime = *kernel.runtime;
   Plan plan = make_plan(domain, runtime.limits, kernel.source.block, runtime.options.policy, mode);
@@ -121,6 +136,7 @@ StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan&
                                                 [static_cast<std::size_t>(plan.rank)];
   }
   if (traits.warp_constant) variant.warp_size = runtime.limits.warp_size;
+  variant.dense = bound.dense;
   if (traits.short_row_limit > 0 && runtime.options.specialize_short_rows && run.rank() >= 2) {
     const std::int64_t inner = run.dims()[static_cast<std::size_t>(run.rank() - 1)].count;
     if (inner > 0 && inner <= traits.short_row_limit) {

@@ -25,6 +25,7 @@ struct LaunchMemo {
   int rank = 0;
   BindingList bindings;
   bool fits_int32 = false;
+  bool dense = false;
   IndexOrder index_order = identity_order;
   Plan plan;
   const KernelStubs::Record* record = nullptr;
@@ -36,8 +37,8 @@ struct LaunchMemo {
   bool matches(std::uint64_t kernel_id, const Domain& domain, const std::optional<Mode>& mode,
                const BoundArgs& bound) const noexcept {
     if (kernel != kernel_id || rank != domain.rank() || forced != mode ||
-        fits_int32 != bound.fits_int32 || index_order != bound.index_order ||
-        !(bindings == bound.bindings))
+        fits_int32 != bound.fits_int32 || dense != bound.dense ||
+        index_order != bound.index_order || !(bindings == bound.bindings))
       return false;
     const DimRange now = domain.dims();
     for (int d = 0; d < rank; ++d) {
@@ -60,6 +61,7 @@ struct LaunchMemo {
       dims[static_cast<std::size_t>(d)] = domain.dims()[static_cast<std::size_t>(d)];
     bindings = bound.bindings;
     fits_int32 = bound.fits_int32;
+    dense = bound.dense;
     index_order = bound.index_order;
     plan = chosen;
     record = stub;

@@ -18,7 +18,7 @@ void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std:
 // options say so or the kernel fixes its group shape. A forced direct launch is
 // refused or not over the domain as given (PlanError from here), and fused only where
 // the fused domain fits as well, so that whether a launch is refused never depends on
-// strides.
+// strides. Sets bound.dense for targets with a dense variant (bind/dense.hpp).
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, std::optional<Domain>& fused);
 // The plan, checked against the device's own limits when the runtime's are

@@ -83,6 +83,7 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
     request.bindings.push_back(variant.bindings[i]);
   request.max_threads_per_group = variant.launch_bounds;
   request.warp_size = variant.warp_size;
+  request.dense = variant.dense;
   if (variant.specialized.count > 0)
     request.inner_count = static_cast<std::int64_t>(variant.specialized.bits[0]);
   request.index_order = variant.index_order;

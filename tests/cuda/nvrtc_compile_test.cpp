@@ -81,6 +81,31 @@ TEST(NvrtcCompile, BothIndexWidthsOfOneStubCompile) {
   }
 }
 
+// The dense variant (a launch from 0 with unit steps over fields contiguous along the
+// innermost dimension) of every kernel, mode and rank compiles, in both index widths;
+// it reads no first, step or innermost stride.
+TEST(NvrtcCompile, DenseVariantsOfEveryModeAndRankCompile) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90");
+  for (const KernelSource& kernel : {test::saxpy_kernel(), test::index_writer_kernel()}) {
+    for (const test::ModeRank at : test::every_mode_and_rank()) {
+      for (int bits : {32, 64}) {
+        detail::StubRequest request = test::cuda_request(kernel, at, bits);
+        request.dense = true;
+        const GeneratedStub stub = generate_stub(request);
+        SCOPED_TRACE(stub.entry + (bits == 32 ? " i32" : " i64"));
+        EXPECT_EQ(stub.source.find("stubjit_lp.first["), std::string::npos);
+        EXPECT_EQ(stub.source.find("stubjit_lp.step["), std::string::npos);
+        EXPECT_EQ(stub.source.find(".stride[" + std::to_string(at.rank - 1) + "]"),
+                  std::string::npos);
+        const auto elf = test::read_elf(compile(compiler, stub, kernel.name).bytes);
+        ASSERT_TRUE(elf);
+        EXPECT_TRUE(elf->defines(stub.entry));
+      }
+    }
+  }
+}
+
 TEST(NvrtcCompile, PtxOptionGivesPtxForTheArchitecture) {
   REQUIRE_NVRTC();
   const NvrtcCompiler compiler = compiler_for("sm_90", /*ptx=*/true);

@@ -74,6 +74,73 @@ TEST_P(EmulatedCoverage, EveryIndexOnceWithItsOwnIndex) {
 INSTANTIATE_TEST_SUITE_P(AllConfigurations, EmulatedCoverage, ::testing::ValuesIn(emulated_cases()),
                          emulated_case_name);
 
+// Dense launches (a domain from 0 with unit steps over fields contiguous along its
+// innermost dimension) run the dense variant: no logical-index arithmetic, no
+// innermost stride. The same coverage over dense domains of the same counts.
+std::vector<EmulatedCase> dense_cases() {
+  std::vector<EmulatedCase> cases;
+  for (const Config& config : test::emulator::all_configs())
+    if (!config.ubsan)
+      for (const test::CoverageCase& c : test::tiny_limit_cases()) cases.push_back({config, 32, c});
+  return cases;
+}
+
+class EmulatedDenseCoverage : public ::testing::TestWithParam<EmulatedCase> {};
+
+TEST_P(EmulatedDenseCoverage, EveryIndexOnceWithItsOwnIndex) {
+  const EmulatedCase& c = GetParam();
+  RuntimeOptions options = emulated(c.config);
+  options.limits = test::tiny_limits(c.warp);
+  options.fuse_dimensions = false;
+  Runtime runtime(options);
+  std::vector<Dim> dims;
+  const Domain strided = test::coverage_domain(c.coverage);
+  for (const Dim& dim : strided.dims()) dims.push_back({0, dim.count, 1});
+  const Domain domain(dims);
+  const std::size_t before = test::emulator::compiled_stubs().size();
+  LaunchSummary summary;
+  test::check_exactly_once(runtime, domain, c.coverage.mode, summary);
+  EXPECT_EQ(summary.mode, c.coverage.mode);
+  const std::vector<std::string> stubs = test::emulator::compiled_stubs();
+  ASSERT_EQ(stubs.size(), before + 2);
+  for (std::size_t i = before; i < stubs.size(); ++i)
+    EXPECT_NE(stubs[i].find(", dense"), std::string::npos) << stubs[i].substr(0, 400);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllConfigurations, EmulatedDenseCoverage,
+                         ::testing::ValuesIn(dense_cases()), emulated_case_name);
+
+// One domain, one kernel, one mode: a launch over a field contiguous along the
+// innermost dimension (dense) and then over one with stride 2 there. The second must
+// not run the first's stub (the launch memo tells them apart by more than the domain).
+TEST(EmulatedDense, AStridedFieldAfterADenseOneOverTheSameDomainIsNotDense) {
+  for (const Config& config : test::emulator::all_configs()) {
+    if (config.ubsan) continue;
+    SCOPED_TRACE(test::emulator::backend_name(config));
+    Runtime runtime(emulated(config));
+    Kernel write = runtime.kernel(test::index_writer_kernel());
+    Field storage = runtime.allocate<std::int64_t>({4, 10});
+    const Domain domain{4, 5};
+    auto* base = static_cast<std::int64_t*>(storage.data());
+    const Field dense = runtime.wrap(base, {4, 5}, {10, 1});
+    const Field strided = runtime.wrap(base, {4, 5}, {10, 2});
+    for (const Field* field : {&dense, &strided}) {
+      const std::int64_t step = field == &dense ? 1 : 2;
+      storage.copy_from(std::vector<std::int64_t>(40, -1));
+      write.launch(domain, *field);
+      std::vector<std::int64_t> expected(40, -1);
+      for (std::int64_t i = 0; i < 4; ++i)
+        for (std::int64_t j = 0; j < 5; ++j)
+          expected[std::size_t(i * 10 + j * step)] = test::index_code({i, j});
+      EXPECT_EQ(storage.to_vector<std::int64_t>(), expected) << "stride " << step;
+    }
+    const std::string dense_stub = write.stub_source(domain, {dense});
+    const std::string strided_stub = write.stub_source(domain, {strided});
+    EXPECT_NE(dense_stub.find(", dense\n"), std::string::npos);
+    EXPECT_EQ(strided_stub.find(", dense"), std::string::npos);
+  }
+}
+
 // Domains at the edge of the 32-bit path, under -fsanitize=undefined (a signed overflow
 // traps and kills the test): the stub is 32-bit exactly where first, last, step and
 // last - first fit in an int32, and every index comes out right either way.

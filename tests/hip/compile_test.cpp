@@ -108,6 +108,23 @@ TEST_P(HipCompileIndex32, ThirtyTwoBitIndexVariantsCompile) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, HipCompileIndex32, ::testing::Values("gfx90a", "gfx1030"));
 
+// The dense variant (bind/dense.hpp) of every mode and rank is a code object with its
+// entry, without first, step or the innermost stride.
+TEST(HipCompile, DenseVariantsCompile) {
+  STUBJIT_REQUIRE_HIPRTC();
+  const HiprtcCompiler compiler("gfx90a");
+  const KernelSource kernel = test::index_writer_kernel();
+  for (const auto& [mode, rank] : test::all_stub_variants()) {
+    detail::StubRequest request = hip_request(kernel, mode, rank, 32, "gfx90a");
+    request.dense = true;
+    const GeneratedStub stub = generate_stub(request);
+    SCOPED_TRACE(stub.entry);
+    EXPECT_EQ(stub.source.find("stubjit_lp.first["), std::string::npos);
+    EXPECT_EQ(stub.source.find(".stride[" + std::to_string(rank - 1) + "]"), std::string::npos);
+    expect_code_object(compile(compiler, stub, kernel.name), stub.entry, "gfx90a");
+  }
+}
+
 TEST(HipCompile, ErrorInTheBodyIsReportedAtTheUsersLine) {
   STUBJIT_REQUIRE_HIPRTC();
   const KernelSource kernel{"broken",

@@ -374,6 +374,11 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
   EXPECT_NE(rank1_rows.errors.find("over a domain of rank 2 or more (this one: 1)"),
             std::string::npos)
       << rank1_rows.errors;
+  const ChildReport cpp_dense = stubjit({"dump-stub", sample("saxpy.json"), "--dense"});
+  EXPECT_NE(cpp_dense.exit_code, 0);
+  EXPECT_NE(cpp_dense.errors.find("the dense variant is for the GPU dialects, not cpp"),
+            std::string::npos)
+      << cpp_dense.errors;
 
   const ChildReport stub_only = stubjit({"dump-stub", sample("saxpy.json"), "--stub-only"});
   EXPECT_EQ(stub_only.output.rfind("#line 1 \"stubjit_saxpy_direct_r1.cpp\"", 0), 0u)
@@ -469,16 +474,19 @@ TEST_P(DumpStubGpu, PrintsWhatACompileOnlyRuntimeGenerates) {
   } catch (const BackendError& error) {
     GTEST_SKIP() << "no " << gpu.backend << " compile-only runtime here: " << error.what();
   }
+  // dense: the launch is dense (every domain starts at 0 with step 1; saxpy's fields
+  // are contiguous, row_sum's rows are 3 elements apart along the innermost dimension).
   struct Case {
     const char* kernel;
     Mode mode;
     std::vector<std::int64_t> domain;
+    bool dense;
   };
-  const std::vector<Case> cases = {{"saxpy", Mode::direct, {64}},
-                                   {"saxpy", Mode::spread, {8, 8}},
-                                   {"saxpy", Mode::multi, {4, 4, 4}},
-                                   {"row_sum", Mode::multi, {6, 6}},
-                                   {"row_sum", Mode::spread, {2, 2, 2, 2}}};
+  const std::vector<Case> cases = {{"saxpy", Mode::direct, {64}, true},
+                                   {"saxpy", Mode::spread, {8, 8}, true},
+                                   {"saxpy", Mode::multi, {4, 4, 4}, true},
+                                   {"row_sum", Mode::multi, {6, 6}, false},
+                                   {"row_sum", Mode::spread, {2, 2, 2, 2}, false}};
   for (const Case& c : cases) {
     SampleArgs args;
     fill_args(*runtime, c.kernel, c.domain, args);
@@ -506,6 +514,7 @@ TEST_P(DumpStubGpu, PrintsWhatACompileOnlyRuntimeGenerates) {
                                      "--dialect",    gpu.backend,
                                      "--index-bits", "32"};
     command.insert(command.end(), gpu.extra_flags.begin(), gpu.extra_flags.end());
+    if (c.dense) command.push_back("--dense");
     const ChildReport dumped = stubjit(command);
     ASSERT_EQ(dumped.exit_code, 0) << dumped.errors;
     EXPECT_NE(expected.find("#define STUBJIT_WARP_SIZE"), std::string::npos);

@@ -111,6 +111,28 @@ TEST(Codegen, SnapshotCudaSpreadRank4Index32) {
                               {Binding::scalar, Binding::projection, Binding::projection}, 32))));
 }
 
+// A dense launch's stub (bind/dense.hpp): each index is its position, and the innermost
+// offset has no stride.
+TEST(Codegen, SnapshotCudaDenseDirectRank2Index32) {
+  const KernelSource k = indexed();
+  StubRequest r = request(k, "cuda", Mode::direct, 2,
+                          {Binding::index, Binding::projection, Binding::broadcast}, 32);
+  r.max_threads_per_group = 256;
+  r.warp_size = 32;
+  r.dense = true;
+  expect_snapshot("cuda_mark_direct_r2_i32_dense.txt", stub_part(generate_stub(r)));
+}
+
+// A CPU stub with rows of 5 compiled in: a constant trip count for whole rows, the
+// general loop for rows cut by a group's edge.
+TEST(Codegen, SnapshotCppSpreadRank3RowsOf5) {
+  const KernelSource k = saxpy();
+  StubRequest r = request(k, "cpp", Mode::spread, 3,
+                          {Binding::scalar, Binding::projection, Binding::projection});
+  r.inner_count = 5;
+  expect_snapshot("cpp_saxpy_spread_r3_rows5.txt", stub_part(generate_stub(r)));
+}
+
 // A GPU stub reads its grid and group extents from LaunchParams (AMD computes gridDim
 // and blockDim from the dispatch packet), and spread indexing divides by the host's
 // divisors, never with / or %.

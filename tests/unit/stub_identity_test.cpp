@@ -93,6 +93,7 @@ TEST(StubIdentity, EveryComponentChangesTheIdentity) {
         v.specialized.count = 1;
         v.specialized.bits[0] = 4;
       },
+      [](KernelSource&, StubVariant& v, ToolchainIdentity&) { v.dense = true; },
       [](KernelSource&, StubVariant&, ToolchainIdentity& t) { t.backend = "cuda"; },
       [](KernelSource&, StubVariant&, ToolchainIdentity& t) { t.target = "sm_90"; },
       [](KernelSource&, StubVariant&, ToolchainIdentity& t) { t.compiler = "clang 15.0.7"; },
