@@ -91,8 +91,9 @@ KernelSource mixed_source(const std::string& tag) {
       "z = scale * x + offset + (k & (stubjit::i32)mask) + (double)bias; // " + tag};
 }
 
-// 0: saxpy over 256 x 256 (direct, rank 2, three parameters); 1: seven parameters of
-// mixed types over a rank-5 domain (spread).
+// 0: saxpy over 256 x 256 (three parameters); 1: seven parameters of mixed types over
+// a rank-5 domain. Their fields are contiguous, so dimension fusion runs both as one
+// dimension (direct, rank 1); the labels say what ran.
 ColdCase cold_case(Runtime& runtime, std::int64_t which) {
   ColdCase c{which == 0 ? [](const std::string& tag) { return saxpy_source(tag); } : mixed_source,
              which == 0 ? Domain{256, 256} : Domain{6, 6, 6, 6, 6},
@@ -115,6 +116,16 @@ ColdCase cold_case(Runtime& runtime, std::int64_t which) {
               c.fields[0], c.fields[1],      c.fields[2]};
   }
   return c;
+}
+
+// "saxpy 256x256, ran direct r1": the case, and the mode and rank its stub ran in
+// (dimension fusion runs both cases' contiguous fields as one dimension). Prepares
+// one more kernel: call it after the counters are read.
+std::string case_label(Runtime& runtime, const ColdCase& c) {
+  const LaunchSummary ran =
+      runtime.kernel(c.source("label")).prepare_args(c.domain, c.args.data(), c.args.size());
+  return std::string(c.domain.rank() == 2 ? "saxpy 256x256" : "mixed 6^5") + ", ran " +
+         name_of(ran.mode) + " r" + std::to_string(ran.rank);
 }
 
 void BM_ColdCompile_StubjitOverRawNvrtc(benchmark::State& state) {
@@ -177,8 +188,7 @@ void BM_ColdCompile_StubjitOverRawNvrtc(benchmark::State& state) {
     state.SkipWithError("an entry was not written to the disk cache");
     return;
   }
-  state.SetLabel(std::string(c.domain.rank() == 2 ? "saxpy direct r2" : "mixed spread r5") +
-                 (disk_cache ? ", disk cache on" : ", disk cache off"));
+  state.SetLabel(case_label(*runtime, c) + (disk_cache ? ", disk cache on" : ", disk cache off"));
   state.counters["stubjit_ms"] = median(stubjit_ms);
   state.counters["raw_nvrtc_ms"] = median(raw_ms);
   state.counters["ratio"] = median(stubjit_ms) / median(raw_ms);
@@ -300,7 +310,7 @@ void BM_ColdCompile_StubjitOverHandWritten(benchmark::State& state) {
     state.SkipWithError("an entry was not written to the disk cache");
     return;
   }
-  state.SetLabel(std::string(c.domain.rank() == 2 ? "saxpy direct r2" : "mixed spread r5") +
+  state.SetLabel(case_label(*runtime, c) +
                  (strided ? " vs hand-written strided" : " vs hand-written contiguous") +
                  (disk_cache ? ", disk cache on" : ", disk cache off"));
   state.counters["stubjit_ms"] = median(stubjit_ms);

@@ -13,6 +13,7 @@
 //
 // Environment: STUBJIT_SHAPES_TOTAL (elements, default 2^25), STUBJIT_SHAPES_ITERATIONS
 // (default 5), STUBJIT_SHAPES_FUSE=0 (launches without dimension fusion, for an A/B),
+// STUBJIT_SHAPES_SHORT_ROWS=0 (no stub with a short innermost extent compiled in),
 // STUBJIT_SHAPES_COMPILER_OPTIONS (extra stub compiler flags, space-separated).
 // Names are kernel/rank/inner/layout/mode, for --benchmark_filter.
 // bench/shape_table.py turns the JSON output into bench/results/shapes.md.
@@ -169,6 +170,7 @@ Runtime& runtime() {
     RuntimeOptions options;
     options.backend = "cpu";
     options.fuse_dimensions = env_or("STUBJIT_SHAPES_FUSE", 1) != 0;
+    options.specialize_short_rows = env_or("STUBJIT_SHAPES_SHORT_ROWS", 1) != 0;
     if (const char* flags = std::getenv("STUBJIT_SHAPES_COMPILER_OPTIONS")) {
       std::string flag;
       for (const char* c = flags;; ++c) {
