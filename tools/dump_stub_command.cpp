@@ -116,7 +116,8 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
       ->add_option("--rows", flags->rows,
                    "cpp, rank 2 and up: the innermost extent compiled in, as a CPU launch "
                    "whose innermost extent is at most 16 gets it (default: none)")
-      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 62));
+      ->check(
+          CLI::Range(std::int64_t(1), std::int64_t(1) << 62));  // above 16: the library says why
   command->add_flag("--dense", flags->dense,
                     "GPU dialects: the stub of a dense launch (a domain from 0 with unit steps "
                     "over fields contiguous along its innermost dimension)");

@@ -54,7 +54,8 @@ struct StubSource {
 // SignatureError for a bad kernel (names, ranks) and Error for options that do not
 // fit it (unknown dialect, rank, index width, bindings that do not match the
 // parameters, a projection beyond rank 8, mode direct above rank 3, a warp size or
-// launch bounds with cpp).
+// launch bounds with cpp, rows other than 1 to 16, rows with a GPU dialect or at rank
+// 1, dense with cpp).
 STUBJIT_API StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options);
 
 // A dialect the stub writer can write. A GPU dialect's stubs declare their launch

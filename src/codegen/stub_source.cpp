@@ -66,10 +66,14 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
       throw Error(std::string("rows of a given length are for the cpp dialect, not ") +
                   dialect.name());
     }
-    if (options.rows < 0 || options.rank < 2) {
-      throw Error("rows of " + std::to_string(options.rows) +
-                  ": a positive length, over a domain of rank 2 or more (this one: " +
+    if (options.rank < 2) {
+      throw Error("rows of a given length need a domain of rank 2 or more (this one: " +
                   std::to_string(options.rank) + ")");
+    }
+    // What a CPU runtime compiles in (TargetTraits::short_row_limit of the CPU backend).
+    if (options.rows < 1 || options.rows > 16) {
+      throw Error("rows of " + std::to_string(options.rows) +
+                  ": a CPU runtime compiles in lengths 1 to 16");
     }
   }
   if (options.dense && !dialect.takes_group_constants()) {

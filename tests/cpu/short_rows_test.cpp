@@ -89,23 +89,28 @@ TEST(ShortRows, EachShortExtentHasItsOwnStubAndLongRowsShareOne) {
   EXPECT_EQ(runtime.counters().compiles, 4u);
 }
 
-// Under tiny limits groups are 4 wide: rows of 7 are cut by a group's edge (direct and
-// multi), and spread's runs of flat positions start and end inside rows. Every index
-// is still visited once with its own index, against the host's enumeration.
-TEST(ShortRows, RowsCutByAGroupsEdgeStillRunExactlyOnce) {
+// Under tiny limits groups are 4 wide. Rows of 7 are cut by a group's edge in direct
+// and multi (the general loop runs them), rows of 3 are whole there (the constant
+// loop), and spread's runs of 8 flat positions start and end inside rows of either.
+// Every index is still visited once with its own index, against the host's
+// enumeration.
+TEST(ShortRows, WholeRowsAndRowsCutByAGroupsEdgeRunExactlyOnce) {
   RuntimeOptions options;
   options.backend = "cpu";
   options.limits = test::tiny_limits();
   Runtime runtime(options);
-  const Domain domain(std::vector<Dim>{Dim{2, 3, 3}, Dim{10, 7, -1}});
   Kernel probe = runtime.kernel(test::index_writer_kernel());
   std::vector<std::int64_t> out(20 * 20, 0);
   const Field f = runtime.wrap(out.data(), {20, 20});
-  for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
-    ASSERT_TRUE(has_constant_rows(probe.stub_source(domain, {f}, mode), 7)) << name_of(mode);
-    LaunchSummary summary;
-    test::check_exactly_once(runtime, domain, mode, summary);
-    EXPECT_EQ(summary.mode, mode);
+  for (const std::int64_t width : {7, 3}) {
+    const Domain domain(std::vector<Dim>{Dim{2, 3, 3}, Dim{10, width, -1}});
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      SCOPED_TRACE(std::string(name_of(mode)) + ", rows of " + std::to_string(width));
+      ASSERT_TRUE(has_constant_rows(probe.stub_source(domain, {f}, mode), width));
+      LaunchSummary summary;
+      test::check_exactly_once(runtime, domain, mode, summary);
+      EXPECT_EQ(summary.mode, mode);
+    }
   }
 }
 

@@ -371,9 +371,15 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
       << gpu_rows.errors;
   const ChildReport rank1_rows = stubjit({"dump-stub", sample("saxpy.json"), "--rows", "3"});
   EXPECT_NE(rank1_rows.exit_code, 0);
-  EXPECT_NE(rank1_rows.errors.find("over a domain of rank 2 or more (this one: 1)"),
+  EXPECT_NE(rank1_rows.errors.find("need a domain of rank 2 or more (this one: 1)"),
             std::string::npos)
       << rank1_rows.errors;
+  const ChildReport long_rows =
+      stubjit({"dump-stub", sample("saxpy.json"), "--rank", "2", "--rows", "17"});
+  EXPECT_NE(long_rows.exit_code, 0);
+  EXPECT_NE(long_rows.errors.find("rows of 17: a CPU runtime compiles in lengths 1 to 16"),
+            std::string::npos)
+      << long_rows.errors;
   const ChildReport cpp_dense = stubjit({"dump-stub", sample("saxpy.json"), "--dense"});
   EXPECT_NE(cpp_dense.exit_code, 0);
   EXPECT_NE(cpp_dense.errors.find("the dense variant is for the GPU dialects, not cpp"),
