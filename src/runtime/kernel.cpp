@@ -107,8 +107,7 @@ const Domain& fused_or_given(const KernelState& kernel, const Domain& domain,
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, std::optional<Domain>& fused) {
   const Domain& run = fused_or_given(kernel, domain, mode, bound, fused);
-  bound.dense = kernel.runtime->toolchain->traits().dense_variant &&
-                is_dense(kernel.source.signature, run, bound);
+  bound.dense = kernel.dense_variant && is_dense(kernel.source.signature, run, bound);
   return run;
 }
 
@@ -181,6 +180,7 @@ KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
     : id(next_kernel_id()), runtime(std::move(rt)), source(std::move(src)) {
   validate_kernel_source(source);
   identity = std::make_shared<const KernelIdentity>(identify(source));
+  dense_variant = runtime->toolchain->traits().dense_variant;
   if (runtime->toolchain->traits().launch_bounds) {
     for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
       for (int rank = 1; rank <= Domain::max_rank; ++rank) {

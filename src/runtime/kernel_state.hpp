@@ -25,6 +25,9 @@ class KernelState {
   // (the most threads per group any plan of that mode and rank uses; 0 otherwise).
   // Limits and block constraints are fixed, so this is computed once.
   std::array<std::array<std::uint32_t, 9>, 3> launch_bounds{};
+  // The target has a dense variant (TargetTraits::dense_variant), read once here rather
+  // than through the toolchain on every launch.
+  bool dense_variant = false;
   KernelStubs stubs;
 };
 
