@@ -1,5 +1,8 @@
 #include "bind/dense.hpp"
 
+#include <cstdint>
+#include <cstring>
+
 #include "bind/arg_layout.hpp"
 
 namespace stubjit::detail {
