@@ -362,29 +362,6 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
   const Domain twenty_columns({Dim{0, 4, 1}, Dim{0, 20, 1}});
   EXPECT_EQ(general.output,
             saxpy.stub_source(twenty_columns, {1.0f, wide_x, wide_y}, Mode::spread));
-  // Rows are the C++ dialect's, from rank 2.
-  const ChildReport gpu_rows =
-      stubjit({"dump-stub", sample("saxpy.json"), "--dialect", "cuda", "--rows", "3"});
-  EXPECT_NE(gpu_rows.exit_code, 0);
-  EXPECT_NE(gpu_rows.errors.find("rows of a given length are for the cpp dialect, not cuda"),
-            std::string::npos)
-      << gpu_rows.errors;
-  const ChildReport rank1_rows = stubjit({"dump-stub", sample("saxpy.json"), "--rows", "3"});
-  EXPECT_NE(rank1_rows.exit_code, 0);
-  EXPECT_NE(rank1_rows.errors.find("need a domain of rank 2 or more (this one: 1)"),
-            std::string::npos)
-      << rank1_rows.errors;
-  const ChildReport long_rows =
-      stubjit({"dump-stub", sample("saxpy.json"), "--rank", "2", "--rows", "17"});
-  EXPECT_NE(long_rows.exit_code, 0);
-  EXPECT_NE(long_rows.errors.find("rows of 17: a CPU runtime compiles in lengths 1 to 16"),
-            std::string::npos)
-      << long_rows.errors;
-  const ChildReport cpp_dense = stubjit({"dump-stub", sample("saxpy.json"), "--dense"});
-  EXPECT_NE(cpp_dense.exit_code, 0);
-  EXPECT_NE(cpp_dense.errors.find("the dense variant is for the GPU dialects, not cpp"),
-            std::string::npos)
-      << cpp_dense.errors;
 
   const ChildReport stub_only = stubjit({"dump-stub", sample("saxpy.json"), "--stub-only"});
   EXPECT_EQ(stub_only.output.rfind("#line 1 \"stubjit_saxpy_direct_r1.cpp\"", 0), 0u)
@@ -577,6 +554,15 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
       {R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float", "rank": 7}], "body": ""})",
        {"--mode", "spread", "--rank", "2"},
        "needs a field of rank 9"},
+      // Rows are the C++ dialect's, from rank 2, 1 to 16 long; dense is the GPU dialects'.
+      {good,
+       {"--dialect", "cuda", "--rows", "3"},
+       "rows of a given length are for the cpp dialect, not cuda"},
+      {good, {"--rows", "3"}, "need a domain of rank 2 or more (this one: 1)"},
+      {good,
+       {"--rank", "2", "--rows", "17"},
+       "rows of 17: a CPU runtime compiles in lengths 1 to 16"},
+      {good, {"--dense"}, "the dense variant is for the GPU dialects, not cpp"},
   };
   for (const Case& c : cases) {
     std::ofstream(file, std::ios::trunc) << c.json_text;
