@@ -17,6 +17,10 @@
 
 namespace stubjit {
 
+// Short rows: the longest innermost extent a CPU runtime compiles into a stub
+// (RuntimeOptions::specialize_short_rows, StubOptions::rows).
+inline constexpr std::int64_t max_short_row = 16;
+
 struct RuntimeOptions {
   // "cpu", "cuda", "hip", or empty: then $STUBJIT_BACKEND, else the first
   // available of cuda, hip, cpu.
@@ -56,9 +60,9 @@ struct RuntimeOptions {
   // results are the same; LaunchSummary::rank says the rank that ran. false: every
   // launch runs over its domain as given.
   bool fuse_dimensions = true;
-  // Short rows (docs/performance.md): on the CPU, a launch whose innermost extent is
-  // at most 16 (after fusion) gets a stub with that extent compiled in, one stub per
-  // such extent. false: one stub serves every extent.
+  // Short rows (docs/performance.md): on the CPU, a launch whose innermost extent
+  // (after fusion) is at most max_short_row gets a stub with that extent compiled in,
+  // one stub per such extent. false: one stub serves every extent.
   bool specialize_short_rows = true;
   // Worker threads of the CPU backend; 0: one per core.
   unsigned cpu_threads = 0;

@@ -30,7 +30,7 @@ struct StubRequest {
   std::uint32_t warp_size = 0;
   // The C++ dialect: the innermost count of the domain, compiled into the loop over a
   // row for the rows that have it (others run the general loop); 0 for none.
-  std::int64_t inner_count = 0;
+  std::int64_t inner_count = 0;  // at most stubjit::max_short_row
   // The GPU dialects: a dense launch (bind/dense.hpp): every logical index is its
   // position, and projected fields are read without the innermost stride.
   bool dense = false;

@@ -4,6 +4,7 @@
 #include "codegen/identifier.hpp"
 #include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
+#include "stubjit/runtime.hpp"
 #include "stubjit/stub.hpp"
 #include "support/enums.hpp"
 
@@ -70,10 +71,9 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
       throw Error("rows of a given length need a domain of rank 2 or more (this one: " +
                   std::to_string(options.rank) + ")");
     }
-    // What a CPU runtime compiles in (TargetTraits::short_row_limit of the CPU backend).
-    if (options.rows < 1 || options.rows > 16) {
+    if (options.rows < 1 || options.rows > max_short_row) {
       throw Error("rows of " + std::to_string(options.rows) +
-                  ": a CPU runtime compiles in lengths 1 to 16");
+                  ": a CPU runtime compiles in lengths 1 to " + std::to_string(max_short_row));
     }
   }
   if (options.dense && !dialect.takes_group_constants()) {

@@ -4,6 +4,7 @@
 #include "backends/cpu/compiler_plugin.hpp"
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cpu/host_cpu.hpp"
+#include "stubjit/runtime.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -12,7 +13,7 @@ class CpuToolchain final : public Toolchain {
  public:
   CpuToolchain() : target_(host_cpu().target_id) {
     traits_.emitter = "cpp";
-    traits_.short_row_limit = 16;
+    traits_.short_row_limit = max_short_row;
   }
 
   const TargetTraits& traits() const override { return traits_; }
