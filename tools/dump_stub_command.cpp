@@ -23,6 +23,7 @@ struct DumpFlags {
   std::uint32_t launch_bounds = 0;
   std::optional<std::uint32_t> warp_size;
   std::int64_t rows = 0;
+  std::int64_t view_stride = 1;
   bool dense = false;
   bool stub_only = false;
 };
@@ -52,6 +53,7 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.index_bits = flags.index_bits;
   options.bindings = description.bindings;
   options.rows = flags.rows;
+  options.view_stride = flags.view_stride;
   options.dense = flags.dense;
   const StubDialect dialect = dialect_named(flags.dialect);
   if (dialect.takes_launch_bounds_and_warp_size) {
@@ -76,6 +78,7 @@ int dump(const DumpFlags& flags, bool as_json) {
                                         {"launch_bounds", options.launch_bounds},
                                         {"warp_size", options.warp_size},
                                         {"rows", options.rows},
+                                        {"view_stride", options.view_stride},
                                         {"dense", options.dense},
                                         {"source", text}};
     std::printf("%s\n", out.dump(2).c_str());
@@ -118,6 +121,12 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
                    "whose innermost extent is at most 16 gets it (default: none)")
       ->check(
           CLI::Range(std::int64_t(1), std::int64_t(1) << 62));  // above 16: the library says why
+  command
+      ->add_option("--view-stride", flags->view_stride,
+                   "cpp, with --rows: the stride along the innermost loop that the broadcast "
+                   "views share, compiled in as a CPU launch with short rows gets it "
+                   "(default: 1)")
+      ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 62));  // above 16: as --rows
   command->add_flag("--dense", flags->dense,
                     "GPU dialects: the stub of a dense launch (a domain from 0 with unit steps "
                     "over fields contiguous along its innermost dimension)");

@@ -20,6 +20,10 @@ namespace stubjit {
 // Short rows: the longest innermost extent a CPU runtime compiles into a stub
 // (RuntimeOptions::specialize_short_rows, StubOptions::rows).
 inline constexpr std::int64_t max_short_row = 16;
+// The largest stride along the innermost loop that a short-row stub has compiled in
+// for the broadcast views (a stencil's fields) of a launch, where they all share it
+// (StubOptions::view_stride); views of stride 1 need none.
+inline constexpr std::int64_t max_view_stride = 16;
 
 struct RuntimeOptions {
   // "cpu", "cuda", "hip", or empty: then $STUBJIT_BACKEND, else the first
@@ -62,7 +66,10 @@ struct RuntimeOptions {
   bool fuse_dimensions = true;
   // Short rows (docs/performance.md): on the CPU, a launch whose innermost extent
   // (after fusion) is at most max_short_row gets a stub with that extent compiled in,
-  // one stub per such extent. false: one stub serves every extent.
+  // one stub per such extent. Where the broadcast views of such a launch share a
+  // stride of 2 to max_view_stride along the dimension its innermost loop follows
+  // (every other element, say), that stride is compiled in too. false: one stub
+  // serves every extent and stride.
   bool specialize_short_rows = true;
   // Worker threads of the CPU backend; 0: one per core.
   unsigned cpu_threads = 0;

@@ -67,6 +67,9 @@ struct BoundArgs {
   // step 1, and every projected field has stride 1 along the innermost dimension
   // (dense.hpp). Set only for targets with a dense variant.
   bool dense = false;
+  // Launches with short rows on a target that compiles them in: the stride along the
+  // innermost loop that every broadcast view shares (view_stride.hpp); 0 otherwise.
+  std::int64_t view_stride = 0;
 };
 
 // Throws ArgumentError/AliasError naming the parameter on any mismatch; `owner` is

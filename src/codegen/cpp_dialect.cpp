@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bind/view_stride.hpp"
 #include "codegen/dialect.hpp"
 
 namespace stubjit::detail {
@@ -127,11 +128,17 @@ class CppDialect final : public DialectEmitter {
       // Broadcast views are read at indices the body computes: with a stride known to
       // be 1 along the view's last dimension (and a domain step of 1), an access that
       // follows the innermost index is contiguous and the loop vectorizes. A copy of
-      // the loops where both are constants 1 gives LLVM that, whatever the body.
+      // the loops where both are constants 1 gives LLVM that, whatever the body. A
+      // short-row stub may have another stride in place of 1 (StubRequest::
+      // view_stride): with the trip count a constant too, each of the unrolled loop's
+      // reads is then one base pointer and a constant displacement, where a stride
+      // known at run time only left LLVM one hoisted offset per read and element
+      // (49 for a 7-point stencil over rows of 7), which spilled.
+      const std::string stride = std::to_string(context.request().view_stride);
       std::string unit;
       for (const Param* p : views) {
         unit += (unit.empty() ? "" : " && ") + argument_local(*p) + "_in.stride_[" +
-                std::to_string(unit_dim(context, *p)) + "] == 1";
+                std::to_string(unit_dim(context, *p)) + "] == " + stride;
       }
       if (context.uses_index()) unit += " && stubjit_istep_in == 1";
       out.line(1, "if (" + unit + ") {");
@@ -144,20 +151,15 @@ class CppDialect final : public DialectEmitter {
     out.raw("\n");
   }
 
-  // The dimension of a broadcast view that most likely follows the innermost loop: for
-  // a view of the domain's rank (a stencil's field), the kernel dimension the stub runs
-  // innermost (the launch may have reordered them); else the view's last.
+  // The dimension of a broadcast view that most likely follows the innermost loop
+  // (view_stride.hpp: the runtime reads the views' stride along the same one).
   static int unit_dim(const StubContext& context, const Param& view) {
-    const int rank = context.rank();
-    if (view.rank != rank) return view.rank - 1;
-    for (int d = 0; d < rank; ++d) {
-      if (context.request().index_order[static_cast<std::size_t>(d)] == rank - 1) return d;
-    }
-    return view.rank - 1;
+    return view_inner_dim(view, context.rank(), context.request().index_order);
   }
 
   // The loops of stubjit_run over its rows and runs, at `indent`; `unit`: with the
-  // broadcast views' last stride and the innermost step as constants 1.
+  // broadcast views' stride along the innermost loop as the constant
+  // StubRequest::view_stride and the innermost step as the constant 1.
   static void emit_rows(const StubContext& context, int indent,
                         const std::vector<const Param*>& views, bool unit) {
     SourceWriter& out = context.out();
@@ -169,8 +171,8 @@ class CppDialect final : public DialectEmitter {
       out.line(indent, (unit ? "" : "const ") + view_type(*p, I) + " " + local +
                            "_view = " + local + "_in;");
       if (unit) {
-        out.line(indent,
-                 local + "_view.stride_[" + std::to_string(unit_dim(context, *p)) + "] = 1;");
+        out.line(indent, local + "_view.stride_[" + std::to_string(unit_dim(context, *p)) +
+                             "] = " + std::to_string(context.request().view_stride) + ";");
       }
     }
     if (context.uses_index()) {

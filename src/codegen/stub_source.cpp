@@ -76,6 +76,16 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
                   ": a CPU runtime compiles in lengths 1 to " + std::to_string(max_short_row));
     }
   }
+  if (options.view_stride != 1) {
+    if (options.rows == 0) {
+      throw Error("a view stride is compiled in with rows of a given length only (rows: 0)");
+    }
+    if (options.view_stride < 1 || options.view_stride > max_view_stride) {
+      throw Error("view stride " + std::to_string(options.view_stride) +
+                  ": a CPU runtime compiles in strides 2 to " + std::to_string(max_view_stride) +
+                  " (1: none)");
+    }
+  }
   if (options.dense && !dialect.takes_group_constants()) {
     throw Error(std::string("the dense variant is for the GPU dialects, not ") + dialect.name());
   }
@@ -105,6 +115,7 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
   request.warp_size = options.warp_size;
   request.quoted_includes = options.quoted_includes;
   request.inner_count = options.rows;
+  request.view_stride = options.view_stride;
   request.dense = options.dense;
   detail::GeneratedStub stub = detail::generate_stub(request);
   return {std::move(stub.source), std::move(stub.entry), std::move(stub.file_name),

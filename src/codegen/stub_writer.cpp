@@ -335,12 +335,15 @@ GeneratedStub generate_stub(const StubRequest& request) {
   }
   stub.stub_offset = out.size();
   out.restart_numbering(stub.file_name);
-  out.line(0, "// stubjit stub for kernel '" + request.kernel->name + "': dialect " +
-                  dialect.name() + ", mode " + name_of(request.mode) + ", rank " +
-                  std::to_string(request.rank) + ", index i" + std::to_string(request.index_bits) +
-                  (request.inner_count > 0 ? ", rows of " + std::to_string(request.inner_count)
-                                           : std::string()) +
-                  (request.dense ? ", dense" : ""));
+  out.line(0,
+           "// stubjit stub for kernel '" + request.kernel->name + "': dialect " + dialect.name() +
+               ", mode " + name_of(request.mode) + ", rank " + std::to_string(request.rank) +
+               ", index i" + std::to_string(request.index_bits) +
+               (request.inner_count > 0 ? ", rows of " + std::to_string(request.inner_count)
+                                        : std::string()) +
+               (request.view_stride != 1 ? ", views' stride " + std::to_string(request.view_stride)
+                                         : std::string()) +
+               (request.dense ? ", dense" : ""));
   out.line(0, "// bindings: " + describe_bindings(request));
   out.line(0, "// prelude:" + prelude_names);
   dialect.emit_preamble(context);

@@ -13,6 +13,7 @@
 
 #include "bind/dense.hpp"
 #include "bind/fusion.hpp"
+#include "bind/view_stride.hpp"
 #include "codegen/identifier.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_memo.hpp"
@@ -102,12 +103,26 @@ const Domain& fused_or_given(const KernelState& kernel, const Domain& domain,
   }
 }
 
+std::int64_t inner_count(const Domain& run) {
+  return run.dims()[static_cast<std::size_t>(run.rank() - 1)].count;
+}
+
+// Whether a launch over `run` gets a stub with its innermost extent compiled in.
+bool has_short_rows(const KernelState& kernel, const Domain& run) {
+  if (kernel.short_row_limit == 0 || run.rank() < 2) return false;
+  const std::int64_t inner = inner_count(run);
+  return inner > 0 && inner <= kernel.short_row_limit;
+}
+
 }  // namespace
 
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, std::optional<Domain>& fused) {
   const Domain& run = fused_or_given(kernel, domain, mode, bound, fused);
   bound.dense = kernel.dense_variant && is_dense(kernel.source.signature, run, bound);
+  bound.view_stride = has_short_rows(kernel, run)
+                          ? common_view_stride(kernel.source.signature, run.rank(), bound)
+                          : 0;
   return run;
 }
 
@@ -136,11 +151,12 @@ StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan&
   }
   if (traits.warp_constant) variant.warp_size = runtime.limits.warp_size;
   variant.dense = bound.dense;
-  if (traits.short_row_limit > 0 && runtime.options.specialize_short_rows && run.rank() >= 2) {
-    const std::int64_t inner = run.dims()[static_cast<std::size_t>(run.rank() - 1)].count;
-    if (inner > 0 && inner <= traits.short_row_limit) {
-      variant.specialized.count = 1;
-      variant.specialized.bits[0] = static_cast<std::uint64_t>(inner);
+  if (has_short_rows(kernel, run)) {
+    variant.specialized.count = 1;
+    variant.specialized.bits[0] = static_cast<std::uint64_t>(inner_count(run));
+    if (bound.view_stride >= 2 && bound.view_stride <= max_view_stride) {
+      variant.specialized.count = 2;
+      variant.specialized.bits[1] = static_cast<std::uint64_t>(bound.view_stride);
     }
   }
   return variant;
@@ -181,6 +197,8 @@ KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
   validate_kernel_source(source);
   identity = std::make_shared<const KernelIdentity>(identify(source));
   dense_variant = runtime->toolchain->traits().dense_variant;
+  if (runtime->options.specialize_short_rows)
+    short_row_limit = runtime->toolchain->traits().short_row_limit;
   if (runtime->toolchain->traits().launch_bounds) {
     for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
       for (int rank = 1; rank <= Domain::max_rank; ++rank) {

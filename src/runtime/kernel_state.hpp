@@ -28,6 +28,9 @@ class KernelState {
   // The target has a dense variant (TargetTraits::dense_variant), read once here rather
   // than through the toolchain on every launch.
   bool dense_variant = false;
+  // The longest innermost extent compiled into a stub (TargetTraits::short_row_limit),
+  // 0 where the target or RuntimeOptions::specialize_short_rows says none.
+  std::int64_t short_row_limit = 0;
   KernelStubs stubs;
 };
 

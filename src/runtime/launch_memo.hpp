@@ -26,6 +26,7 @@ struct LaunchMemo {
   BindingList bindings;
   bool fits_int32 = false;
   bool dense = false;
+  std::int64_t view_stride = 0;
   IndexOrder index_order = identity_order;
   Plan plan;
   const KernelStubs::Record* record = nullptr;
@@ -38,7 +39,8 @@ struct LaunchMemo {
                const BoundArgs& bound) const noexcept {
     if (kernel != kernel_id || rank != domain.rank() || forced != mode ||
         fits_int32 != bound.fits_int32 || dense != bound.dense ||
-        index_order != bound.index_order || !(bindings == bound.bindings))
+        view_stride != bound.view_stride || index_order != bound.index_order ||
+        !(bindings == bound.bindings))
       return false;
     const DimRange now = domain.dims();
     for (int d = 0; d < rank; ++d) {
@@ -62,6 +64,7 @@ struct LaunchMemo {
     bindings = bound.bindings;
     fits_int32 = bound.fits_int32;
     dense = bound.dense;
+    view_stride = bound.view_stride;
     index_order = bound.index_order;
     plan = chosen;
     record = stub;

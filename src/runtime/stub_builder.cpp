@@ -86,6 +86,8 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
   request.dense = variant.dense;
   if (variant.specialized.count > 0)
     request.inner_count = static_cast<std::int64_t>(variant.specialized.bits[0]);
+  if (variant.specialized.count > 1)
+    request.view_stride = static_cast<std::int64_t>(variant.specialized.bits[1]);
   request.index_order = variant.index_order;
   request.quoted_includes = !runtime.options.include_directories.empty();
   request.compiler_options = runtime.compiler_options;

@@ -3,6 +3,7 @@
 // through the general loop; RuntimeOptions::specialize_short_rows turns it off.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,144 @@ TEST(ShortRows, WholeRowsAndRowsCutByAGroupsEdgeRunExactlyOnce) {
       LaunchSummary summary;
       test::check_exactly_once(runtime, domain, mode, summary);
       EXPECT_EQ(summary.mode, mode);
+    }
+  }
+}
+
+// A stencil that reads a broadcast view along both dimensions: out(i, j) =
+// u(i, j - 1) + 2 u(i, j) + 4 u(i, j + 1) + 8 u(i - 1, j).
+KernelSource row_stencil() {
+  return {"row_stencil",
+          {index("i"), in<double>("u", 2), inout<double>("out")},
+          "out = u(i[0], i[1] - 1) + 2 * u(i[0], i[1]) + 4 * u(i[0], i[1] + 1) + "
+          "8 * u(i[0] - 1, i[1]);",
+          "",
+          {}};
+}
+
+// Every-other-element fields of `rows` x `cols` points, interleaved with values a
+// launch must leave alone.
+struct StridedGrid {
+  static constexpr std::int64_t rows = 12, cols = 9;
+  std::int64_t stride;  // along a row
+  std::vector<double> u, out;
+  explicit StridedGrid(std::int64_t s)
+      : stride(s), u(std::size_t(rows * cols * s)), out(std::size_t(rows * cols * s)) {
+    for (std::size_t k = 0; k < u.size(); ++k) u[k] = double(k % 17) - 6;
+  }
+  std::size_t at(std::int64_t i, std::int64_t j) const {
+    return std::size_t((i * cols + j) * stride);
+  }
+  Field view(Runtime& runtime) const {
+    return runtime.wrap(u.data(), {rows, cols}, {cols * stride, stride});
+  }
+  Field target(Runtime& runtime) {
+    return runtime.wrap(out.data(), {rows, cols}, {cols * stride, stride});
+  }
+  // The host's stencil over points 1..height x 1..width; -1 elsewhere.
+  void check(std::int64_t width, std::int64_t height = rows - 1) const {
+    for (std::int64_t i = 0; i < rows; ++i) {
+      for (std::int64_t j = 0; j < cols; ++j) {
+        const bool inside = i >= 1 && i <= height && j >= 1 && j <= width;
+        const double want =
+            inside ? u[at(i, j - 1)] + 2 * u[at(i, j)] + 4 * u[at(i, j + 1)] + 8 * u[at(i - 1, j)]
+                   : -1.0;
+        ASSERT_EQ(out[at(i, j)], want)
+            << "stride " << stride << ", width " << width << " at " << i << ", " << j;
+        for (std::int64_t k = 1; k < stride; ++k)
+          ASSERT_EQ(out[at(i, j) + std::size_t(k)], -1.0)
+              << "between elements at " << i << ", " << j;
+      }
+    }
+  }
+};
+
+Domain interior(std::int64_t width, std::int64_t height = StridedGrid::rows - 1) {
+  return Domain(std::vector<Dim>{Dim{1, height, 1}, Dim{1, width, 1}});
+}
+
+// Views that share a stride of 2 along the innermost loop get a stub with that stride
+// compiled in beside the rows; views of stride 1 or 3 over the same domain get stubs
+// of their own, and a launch that follows one with another stride (the same domain,
+// so the same plan) still gets its own. Every launch is checked against the host.
+TEST(ShortRows, ASharedViewStrideIsCompiledInWithTheRows) {
+  Runtime runtime = cpu_runtime();
+  Kernel kernel = runtime.kernel(row_stencil());
+  StridedGrid two(2), one(1), three(3);
+  EXPECT_NE(kernel.stub_source(interior(5), {two.view(runtime), two.target(runtime)})
+                .find("rows of 5, views' stride 2"),
+            std::string::npos);
+  EXPECT_NE(kernel.stub_source(interior(5), {three.view(runtime), three.target(runtime)})
+                .find("rows of 5, views' stride 3"),
+            std::string::npos);
+  const std::string contiguous =
+      kernel.stub_source(interior(5), {one.view(runtime), one.target(runtime)});
+  EXPECT_NE(contiguous.find("rows of 5"), std::string::npos);
+  EXPECT_EQ(contiguous.find("views' stride"), std::string::npos);
+  for (StridedGrid* grid : {&two, &one, &three, &two}) {
+    std::fill(grid->out.begin(), grid->out.end(), -1.0);
+    kernel.launch(interior(5), grid->view(runtime), grid->target(runtime));
+    grid->check(5);
+  }
+  EXPECT_EQ(runtime.counters().compiles, 3u);
+}
+
+// Views whose strides differ, or a stride above max_view_stride, share none: the stub
+// has rows only, and runs them through its general copy of the loops.
+TEST(ShortRows, ViewsWithoutASharedSmallStrideGetRowsOnly) {
+  Runtime runtime = cpu_runtime();
+  Kernel kernel =
+      runtime.kernel({"two_views",
+                      {index("i"), in<double>("u", 2), in<double>("w", 2), inout<double>("out")},
+                      "out = u(i[0], i[1] + 1) - w(i[0], i[1]);",
+                      "",
+                      {}});
+  StridedGrid two(2), three(3), wide(max_view_stride + 1);
+  std::vector<double> out(std::size_t(StridedGrid::rows * StridedGrid::cols), -1.0);
+  const Field target = runtime.wrap(out.data(), {StridedGrid::rows, StridedGrid::cols});
+  const std::string mixed =
+      kernel.stub_source(interior(4), {two.view(runtime), three.view(runtime), target});
+  EXPECT_NE(mixed.find("rows of 4"), std::string::npos);
+  EXPECT_EQ(mixed.find("views' stride"), std::string::npos);
+  EXPECT_EQ(kernel.stub_source(interior(4), {wide.view(runtime), wide.view(runtime), target})
+                .find("views' stride"),
+            std::string::npos);
+  kernel.launch(interior(4), two.view(runtime), three.view(runtime), target);
+  for (std::int64_t i = 0; i < StridedGrid::rows; ++i) {
+    for (std::int64_t j = 0; j < StridedGrid::cols; ++j) {
+      const bool inside = i >= 1 && j >= 1 && j <= 4;
+      ASSERT_EQ(out[std::size_t(i * StridedGrid::cols + j)],
+                inside ? two.u[two.at(i, j + 1)] - three.u[three.at(i, j)] : -1.0)
+          << i << ", " << j;
+    }
+  }
+}
+
+// Under tiny limits (groups 4 wide) rows of 7 are cut by a group's edge in direct and
+// multi, and spread's runs start and end inside rows: the stride-2 copy of the loops
+// runs whole rows and its general loop the cut ones, in every mode (3 rows: as many as
+// direct covers there).
+TEST(ShortRows, AViewStrideStubRunsWholeAndCutRowsInEveryMode) {
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.limits = test::tiny_limits();
+  Runtime runtime(options);
+  Kernel kernel = runtime.kernel(row_stencil());
+  StridedGrid two(2);
+  for (const std::int64_t width : {7, 3}) {
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      SCOPED_TRACE(std::string(name_of(mode)) + ", rows of " + std::to_string(width));
+      const Domain domain = interior(width, 3);
+      ASSERT_NE(kernel.stub_source(domain, {two.view(runtime), two.target(runtime)}, mode)
+                    .find("views' stride 2"),
+                std::string::npos);
+      std::fill(two.out.begin(), two.out.end(), -1.0);
+      LaunchOptions launch;
+      launch.mode = mode;
+      const LaunchSummary summary =
+          kernel.launch(launch, domain, two.view(runtime), two.target(runtime));
+      EXPECT_EQ(summary.mode, mode);
+      two.check(width, 3);
     }
   }
 }

@@ -363,6 +363,29 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
   EXPECT_EQ(general.output,
             saxpy.stub_source(twenty_columns, {1.0f, wide_x, wide_y}, Mode::spread));
 
+  // With --view-stride: the stub of a launch with rows of 3 whose broadcast view (the
+  // table) has stride 3.
+  const ChildReport strided = stubjit(
+      {"dump-stub", sample("row_sum.json"), "--rank", "2", "--rows", "3", "--view-stride", "3"});
+  ASSERT_EQ(strided.exit_code, 0) << strided.errors;
+  // samples/row_sum.json, as the command reads it (each line of the body ends in \n).
+  Kernel row_sum = runtime.kernel(
+      {"row_sum",
+       {in<double>("row", 1), in<std::int32_t>("table", 1), inout<double>("total"), index("i")},
+       "double s = 0;\n"
+       "for (stubjit::i64 j = 0; j < row.extent(0); ++j) s += row(j) * table(j % "
+       "table.extent(0));\n"
+       "total = twice(s) + i[0];\n",
+       "static inline double twice(double v) { return 2 * v; }",
+       {256, {0, 0, 0}}});
+  Field rows = runtime.allocate<double>({4, 3, 5});
+  std::vector<std::int32_t> every_third(12);
+  Field table = runtime.wrap(static_cast<const std::int32_t*>(every_third.data()), {4}, {3});
+  Field totals = runtime.allocate<double>({4, 3});
+  const std::string launched = row_sum.stub_source(three_columns, {rows, table, totals});
+  EXPECT_NE(launched.find("rows of 3, views' stride 3"), std::string::npos);
+  EXPECT_EQ(strided.output, launched);
+
   const ChildReport stub_only = stubjit({"dump-stub", sample("saxpy.json"), "--stub-only"});
   EXPECT_EQ(stub_only.output.rfind("#line 1 \"stubjit_saxpy_direct_r1.cpp\"", 0), 0u)
       << stub_only.output.substr(0, 200);
@@ -563,6 +586,13 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
        {"--rank", "2", "--rows", "17"},
        "rows of 17: a CPU runtime compiles in lengths 1 to 16"},
       {good, {"--dense"}, "the dense variant is for the GPU dialects, not cpp"},
+      // A view stride comes with rows, 1 to 16.
+      {good,
+       {"--rank", "2", "--view-stride", "2"},
+       "a view stride is compiled in with rows of a given length only"},
+      {good,
+       {"--rank", "2", "--rows", "3", "--view-stride", "17"},
+       "view stride 17: a CPU runtime compiles in strides 2 to 16 (1: none)"},
   };
   for (const Case& c : cases) {
     std::ofstream(file, std::ios::trunc) << c.json_text;

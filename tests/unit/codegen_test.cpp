@@ -133,6 +133,25 @@ TEST(Codegen, SnapshotCppSpreadRank3RowsOf5) {
   expect_snapshot("cpp_saxpy_spread_r3_rows5.txt", stub_part(generate_stub(r)));
 }
 
+// A CPU stub with rows of 3 and a view stride of 2 compiled in: the copy of the loops
+// that the views' stride selects has 2 where the usual one has 1.
+TEST(Codegen, SnapshotCppDirectRank2RowsOf3ViewStride2) {
+  const KernelSource k = {"smooth",
+                          {index("i"), in<float>("u", 2), inout<float>("out")},
+                          "out = u(i[0], i[1] - 1) + u(i[0], i[1] + 1);",
+                          "",
+                          {}};
+  StubRequest r =
+      request(k, "cpp", Mode::direct, 2, {Binding::index, Binding::broadcast, Binding::projection});
+  r.inner_count = 3;
+  r.view_stride = 2;
+  const std::string stub = stub_part(generate_stub(r));
+  EXPECT_NE(stub.find("stubjit_a1_u_in.stride_[1] == 2 && stubjit_istep_in == 1"),
+            std::string::npos);
+  EXPECT_NE(stub.find("stubjit_a1_u_view.stride_[1] = 2;"), std::string::npos);
+  expect_snapshot("cpp_smooth_direct_r2_rows3_stride2.txt", stub);
+}
+
 // A GPU stub reads its grid and group extents from LaunchParams (AMD computes gridDim
 // and blockDim from the dispatch packet), and spread indexing divides by the host's
 // divisors, never with / or %.

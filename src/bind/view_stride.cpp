@@ -1,0 +1,42 @@
+#include "bind/view_stride.hpp"
+
+#include <cstring>
+
+#include "bind/arg_layout.hpp"
+
+namespace stubjit::detail {
+
+int view_inner_dim(const Param& view, int domain_rank, const IndexOrder& order) {
+  if (view.rank != domain_rank) return view.rank - 1;
+  for (int d = 0; d < domain_rank; ++d) {
+    if (order[static_cast<std::size_t>(d)] == domain_rank - 1) return d;
+  }
+  return view.rank - 1;
+}
+
+std::int64_t common_view_stride(const Signature& signature, int domain_rank,
+                                const BoundArgs& bound) {
+  const unsigned char* packed = bound.packed.data();
+  std::size_t at = 0;
+  std::int64_t common = 0;
+  bool found = false;
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    const Param& p = signature[i];
+    const Binding binding = bound.bindings[i];
+    if (binding == Binding::broadcast && p.rank > 0) {
+      // The slot: data, then the view's extents and strides (arg_layout.hpp).
+      const std::size_t rank = static_cast<std::size_t>(p.rank);
+      const std::size_t dim =
+          static_cast<std::size_t>(view_inner_dim(p, domain_rank, bound.index_order));
+      std::int64_t stride = 0;
+      std::memcpy(&stride, packed + at + 8 + 8 * rank + 8 * dim, sizeof stride);
+      if (found && stride != common) return 0;
+      common = stride;
+      found = true;
+    }
+    at += slot_size(p, binding, domain_rank);
+  }
+  return common;
+}
+
+}  // namespace stubjit::detail
