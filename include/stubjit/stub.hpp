@@ -35,7 +35,8 @@ struct StubOptions {
   std::int64_t rows = 0;
   // cpp, with rows: the stride along the innermost loop that every broadcast view
   // shares, compiled in as a CPU runtime does for a launch with short rows whose views
-  // share a stride of 2 to max_view_stride; 1 for views contiguous along it.
+  // share a stride of 2 to max_view_stride; 1 (not 0) for none. Needs a broadcast
+  // view of rank 1 or more.
   std::int64_t view_stride = 1;
   // GPU dialects: the stub of a dense launch, as a CUDA or HIP runtime compiles for a
   // domain that starts at 0 with unit steps over fields contiguous along its innermost
@@ -59,7 +60,8 @@ struct StubSource {
 // fit it (unknown dialect, rank, index width, bindings that do not match the
 // parameters, a projection beyond rank 8, mode direct above rank 3, a warp size or
 // launch bounds with cpp, rows other than 1 to 16, rows with a GPU dialect or at rank
-// 1, a view stride other than 1 without rows or outside 1 to 16, dense with cpp).
+// 1, a view stride outside 1 to 16, or other than 1 without rows or without a broadcast
+// view of rank 1 or more, dense with cpp).
 STUBJIT_API StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options);
 
 // A dialect the stub writer can write. A GPU dialect's stubs declare their launch

@@ -68,7 +68,8 @@ struct BoundArgs {
   // (dense.hpp). Set only for targets with a dense variant.
   bool dense = false;
   // Launches with short rows on a target that compiles them in: the stride along the
-  // innermost loop that every broadcast view shares (view_stride.hpp); 0 otherwise.
+  // innermost loop that every broadcast view shares, where a stub compiles it in
+  // (view_stride_to_compile); 0 otherwise.
   std::int64_t view_stride = 0;
 };
 

@@ -1,8 +1,11 @@
 #include "bind/view_stride.hpp"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "bind/arg_layout.hpp"
+#include "stubjit/runtime.hpp"
 
 namespace stubjit::detail {
 
@@ -37,6 +40,16 @@ std::int64_t common_view_stride(const Signature& signature, int domain_rank,
     at += slot_size(p, binding, domain_rank);
   }
   return common;
+}
+
+std::int64_t view_stride_to_compile(const Signature& signature, const Domain& domain,
+                                    const BoundArgs& bound) {
+  const int rank = domain.rank();
+  const bool takes_index = std::any_of(signature.begin(), signature.end(),
+                                       [](const Param& p) { return p.kind == ParamKind::index; });
+  if (takes_index && domain.dims()[static_cast<std::size_t>(rank - 1)].step != 1) return 0;
+  const std::int64_t stride = common_view_stride(signature, rank, bound);
+  return stride >= 2 && stride <= max_view_stride ? stride : 0;
 }
 
 }  // namespace stubjit::detail

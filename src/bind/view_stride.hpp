@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "bind/bind.hpp"
+#include "stubjit/domain.hpp"
 #include "stubjit/signature.hpp"
 
 namespace stubjit::detail {
@@ -22,5 +23,12 @@ int view_inner_dim(const Param& view, int domain_rank, const IndexOrder& order);
 // has no such view or where two of them differ.
 std::int64_t common_view_stride(const Signature& signature, int domain_rank,
                                 const BoundArgs& bound);
+
+// The stride a short-row stub of this launch (over `domain`, the domain it runs) has
+// compiled in: the shared one where it is 2 to max_view_stride and the stub's
+// constant-stride copy of its loops can run (the innermost step is 1, or the kernel
+// takes no index); 0 otherwise.
+std::int64_t view_stride_to_compile(const Signature& signature, const Domain& domain,
+                                    const BoundArgs& bound);
 
 }  // namespace stubjit::detail

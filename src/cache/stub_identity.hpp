@@ -68,8 +68,8 @@ void seal(ToolchainIdentity& identity);
 // Run-time values compiled into a stub as constants. bits[0]: the innermost count of
 // the stub's domain, where the toolchain compiles short rows in (TargetTraits::
 // short_row_limit); bits[1], with it: the stride along the innermost loop that the
-// launch's broadcast views share (BoundArgs::view_stride), where it is 2 or more. No
-// other value is set yet.
+// launch's broadcast views share (BoundArgs::view_stride), where it is 2 to
+// stubjit::max_view_stride. No other value is set yet.
 struct SpecializedValues {
   static constexpr std::size_t capacity = 8;
   std::array<std::uint64_t, capacity> bits{};

@@ -126,14 +126,14 @@ class CppDialect final : public DialectEmitter {
       emit_rows(context, 1, views, false);
     } else {
       // Broadcast views are read at indices the body computes: with a stride known to
-      // be 1 along the view's last dimension (and a domain step of 1), an access that
-      // follows the innermost index is contiguous and the loop vectorizes. A copy of
-      // the loops where both are constants 1 gives LLVM that, whatever the body. A
-      // short-row stub may have another stride in place of 1 (StubRequest::
-      // view_stride): with the trip count a constant too, each of the unrolled loop's
-      // reads is then one base pointer and a constant displacement, where a stride
-      // known at run time only left LLVM one hoisted offset per read and element
-      // (49 for a 7-point stencil over rows of 7), which spilled.
+      // be 1 along the dimension the innermost loop follows (unit_dim) and a domain
+      // step of 1, an access that follows the innermost index is contiguous and the
+      // loop vectorizes. A copy of the loops where both are constants 1 gives LLVM
+      // that, whatever the body. A short-row stub may have another stride in place of
+      // 1 (StubRequest::view_stride): with the rows' constant trip count, each read is
+      // then one pointer and a constant displacement, where a stride known at run time
+      // only left LLVM one hoisted offset per read and element of the unrolled loop (49
+      // for a 7-point stencil over rows of 7), which spilled.
       const std::string stride = std::to_string(context.request().view_stride);
       std::string unit;
       for (const Param* p : views) {
@@ -217,6 +217,14 @@ class CppDialect final : public DialectEmitter {
       // LLVM unrolls (rows cut by a group's edge take the general loop).
       const std::string count = I + "(" + std::to_string(inner) + ")";
       out.line(at + 2, "if (stubjit_n == " + count + ") {");
+      if (unit && context.request().view_stride != 1) {
+        // Except in the copy with a view stride other than 1: there the rolled loop
+        // (each read one pointer that moves by the constant stride, at a constant
+        // displacement) ran a rank-2 stencil over rows of 7 at 1.0 of the hand loop
+        // where the unrolled one ran it at 0.57, and matched or beat it elsewhere
+        // (bench/results/shapes.md).
+        out.line(at + 3, "#pragma clang loop unroll(disable)");
+      }
       run_loop(at + 3, count);
       out.line(at + 2, "} else {");
       run_loop(at + 3, "stubjit_n");

@@ -76,15 +76,13 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
                   ": a CPU runtime compiles in lengths 1 to " + std::to_string(max_short_row));
     }
   }
-  if (options.view_stride != 1) {
-    if (options.rows == 0) {
-      throw Error("a view stride is compiled in with rows of a given length only (rows: 0)");
-    }
-    if (options.view_stride < 1 || options.view_stride > max_view_stride) {
-      throw Error("view stride " + std::to_string(options.view_stride) +
-                  ": a CPU runtime compiles in strides 2 to " + std::to_string(max_view_stride) +
-                  " (1: none)");
-    }
+  if (options.view_stride < 1 || options.view_stride > max_view_stride) {
+    throw Error("view stride " + std::to_string(options.view_stride) +
+                ": a CPU runtime compiles in strides 2 to " + std::to_string(max_view_stride) +
+                " (1: none)");
+  }
+  if (options.view_stride != 1 && options.rows == 0) {
+    throw Error("a view stride is compiled in with rows of a given length only (rows: 0)");
   }
   if (options.dense && !dialect.takes_group_constants()) {
     throw Error(std::string("the dense variant is for the GPU dialects, not ") + dialect.name());
@@ -96,6 +94,15 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
   }
   for (std::size_t i = 0; i < options.bindings.size(); ++i)
     check_binding(kernel.signature[i], options.bindings[i], options.rank);
+  if (options.view_stride != 1) {
+    bool has_view = false;
+    for (std::size_t i = 0; i < options.bindings.size(); ++i)
+      has_view |= options.bindings[i] == Binding::broadcast && kernel.signature[i].rank > 0;
+    if (!has_view) {
+      throw Error("a view stride is compiled in for broadcast views of rank 1 or more; kernel '" +
+                  kernel.name + "' has none");
+    }
+  }
 }
 
 }  // namespace

@@ -120,9 +120,8 @@ const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::o
                          BoundArgs& bound, std::optional<Domain>& fused) {
   const Domain& run = fused_or_given(kernel, domain, mode, bound, fused);
   bound.dense = kernel.dense_variant && is_dense(kernel.source.signature, run, bound);
-  bound.view_stride = has_short_rows(kernel, run)
-                          ? common_view_stride(kernel.source.signature, run.rank(), bound)
-                          : 0;
+  bound.view_stride =
+      has_short_rows(kernel, run) ? view_stride_to_compile(kernel.source.signature, run, bound) : 0;
   return run;
 }
 
@@ -154,7 +153,7 @@ StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan&
   if (has_short_rows(kernel, run)) {
     variant.specialized.count = 1;
     variant.specialized.bits[0] = static_cast<std::uint64_t>(inner_count(run));
-    if (bound.view_stride >= 2 && bound.view_stride <= max_view_stride) {
+    if (bound.view_stride != 0) {
       variant.specialized.count = 2;
       variant.specialized.bits[1] = static_cast<std::uint64_t>(bound.view_stride);
     }

@@ -18,7 +18,8 @@ void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std:
 // options say so or the kernel fixes its group shape. A forced direct launch is
 // refused or not over the domain as given (PlanError from here), and fused only where
 // the fused domain fits as well, so that whether a launch is refused never depends on
-// strides. Sets bound.dense for targets with a dense variant (bind/dense.hpp).
+// strides. Sets bound.dense for targets with a dense variant (bind/dense.hpp), and
+// bound.view_stride for launches with short rows (bind/view_stride.hpp).
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, std::optional<Domain>& fused);
 // The plan, checked against the device's own limits when the runtime's are

@@ -253,5 +253,67 @@ TEST(ShortRows, AViewStrideStubRunsWholeAndCutRowsInEveryMode) {
   }
 }
 
+// Which of the view's strides the compiled code knows as constants where the body
+// runs: 1 for the first, 2 for the second (Clang folds __builtin_constant_p of an
+// expression without calls after inlining, so it tells which copy of stubjit_run's
+// loops a point ran in).
+KernelSource constant_strides() {
+  return {"constant_strides",
+          {index("i"), in<double>("u", 2), inout<double>("out")},
+          "out = (__builtin_constant_p(u.stride_[0]) ? 1 : 0) + "
+          "(__builtin_constant_p(u.stride_[1]) ? 2 : 0) + 0 * u(i[0], i[1]);",
+          "",
+          {}};
+}
+
+// Whole rows of a launch over stride-2 views run in the copy of the loops that has the
+// stride as a constant, along the dimension the launch runs innermost: the second for
+// row-major fields, the first for column-major ones (the launch runs the kernel's
+// first dimension innermost). Views that share no stride run where it is not known.
+TEST(ShortRows, WholeRowsRunWhereTheViewStrideIsAConstant) {
+  Runtime runtime = cpu_runtime();
+  Kernel kernel = runtime.kernel(constant_strides());
+  constexpr std::int64_t rows = 5, cols = 4;
+  std::vector<double> u(rows * cols * 2 * 3), out(rows * cols * 2);
+  const Domain domain{rows, cols};
+  const auto run = [&](const Field& view, const Field& target) {
+    std::fill(out.begin(), out.end(), -1.0);
+    kernel.launch(domain, view, target);
+  };
+  // Row-major, every other element along a row.
+  run(runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {cols * 2, 2}),
+      runtime.wrap(out.data(), {rows, cols}));
+  for (std::int64_t k = 0; k < rows * cols; ++k) ASSERT_EQ(out[std::size_t(k)], 2.0) << k;
+  // Column-major, every other element along a column.
+  run(runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {2, rows * 2}),
+      runtime.wrap(out.data(), {rows, cols}, {1, rows}));
+  for (std::int64_t k = 0; k < rows * cols; ++k) ASSERT_EQ(out[std::size_t(k)], 1.0) << k;
+  // Every third element: its own stub, the same copy.
+  run(runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {cols * 3, 3}),
+      runtime.wrap(out.data(), {rows, cols}));
+  for (std::int64_t k = 0; k < rows * cols; ++k) ASSERT_EQ(out[std::size_t(k)], 2.0) << k;
+  // The innermost index moving by 2: the stride stays unknown.
+  std::fill(out.begin(), out.end(), -1.0);
+  kernel.launch(Domain(std::vector<Dim>{Dim{0, rows, 1}, Dim{0, 2, 2}}),
+                runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {cols * 2, 2}),
+                runtime.wrap(out.data(), {rows, cols}));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < cols; ++j)
+      ASSERT_EQ(out[std::size_t(i * cols + j)], j % 2 == 0 ? 0.0 : -1.0) << i << ", " << j;
+  }
+}
+
+TEST(ShortRows, TurnedOffNoViewStrideIsCompiledIn) {
+  Runtime runtime = cpu_runtime(false);
+  Kernel kernel = runtime.kernel(constant_strides());
+  std::vector<double> u(80), out(20, -1.0);
+  const Field view = runtime.wrap(static_cast<const double*>(u.data()), {5, 4}, {8, 2});
+  const Field target = runtime.wrap(out.data(), {5, 4});
+  EXPECT_EQ(kernel.stub_source(Domain{5, 4}, {view, target}).find("views' stride"),
+            std::string::npos);
+  kernel.launch(Domain{5, 4}, view, target);
+  for (double v : out) ASSERT_EQ(v, 0.0);
+}
+
 }  // namespace
 }  // namespace stubjit

@@ -591,6 +591,10 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
        {"--rank", "2", "--view-stride", "2"},
        "a view stride is compiled in with rows of a given length only"},
       {good,
+       {"--rank", "2", "--rows", "3", "--view-stride", "2"},
+       "a view stride is compiled in for broadcast views of rank 1 or more; kernel 'k' has "
+       "none"},
+      {good,
        {"--rank", "2", "--rows", "3", "--view-stride", "17"},
        "view stride 17: a CPU runtime compiles in strides 2 to 16 (1: none)"},
   };

@@ -83,5 +83,28 @@ TEST_F(ViewStride, AKernelWithoutViewsSharesNone) {
   EXPECT_EQ(common_view_stride(signature, 2, bound), 0);
 }
 
+// What a short-row stub compiles in: a shared stride of 2 to max_view_stride, and only
+// where its constant-stride copy can run (a kernel that takes its index needs an
+// innermost step of 1).
+TEST_F(ViewStride, AStubCompilesInSharedStridesOfTwoToSixteen) {
+  const Signature signature = {index("i"), in<double>("grid", 2), inout<double>("out")};
+  const auto compiled = [&](std::int64_t stride, std::int64_t step) {
+    const Field grid = runtime_.wrap(static_cast<const double*>(memory_.data() + 100), {4, 5},
+                                     {5 * stride, stride});
+    const Field out = runtime_.wrap(memory_.data() + 2000, {4, 9});
+    const Domain domain(std::vector<Dim>{Dim{0, 4, 1}, Dim{0, 4, step}});
+    const std::vector<Arg> args = {grid, out};
+    BoundArgs bound;
+    bind_arguments(signature, domain, args.data(), args.size(), out.owner(), bound);
+    return view_stride_to_compile(signature, domain, bound);
+  };
+  EXPECT_EQ(compiled(2, 1), 2);
+  EXPECT_EQ(compiled(max_view_stride, 1), max_view_stride);
+  EXPECT_EQ(compiled(max_view_stride + 1, 1), 0);
+  EXPECT_EQ(compiled(1, 1), 0);   // the stub's usual copy has 1
+  EXPECT_EQ(compiled(-2, 1), 0);  // descending views: not compiled in
+  EXPECT_EQ(compiled(2, 2), 0);   // the index moves by 2: that copy would never run
+}
+
 }  // namespace
 }  // namespace stubjit::detail
