@@ -45,6 +45,10 @@ std::int64_t common_view_stride(const Signature& signature, int domain_rank,
 std::int64_t view_stride_to_compile(const Signature& signature, const Domain& domain,
                                     const BoundArgs& bound) {
   const int rank = domain.rank();
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    const Param& p = signature[i];
+    if (bound.bindings[i] == Binding::broadcast && p.rank > 0 && p.rank != rank) return 0;
+  }
   const bool takes_index = std::any_of(signature.begin(), signature.end(),
                                        [](const Param& p) { return p.kind == ParamKind::index; });
   if (takes_index && domain.dims()[static_cast<std::size_t>(rank - 1)].step != 1) return 0;

@@ -219,9 +219,9 @@ class CppDialect final : public DialectEmitter {
       out.line(at + 2, "if (stubjit_n == " + count + ") {");
       if (unit && context.request().view_stride != 1) {
         // Except in the copy with a view stride other than 1: there the rolled loop
-        // (each read one pointer that moves by the constant stride, at a constant
-        // displacement) ran a rank-2 stencil over rows of 7 at 1.0 of the hand loop
-        // where the unrolled one ran it at 0.57, and matched or beat it elsewhere
+        // (each read a constant displacement from one moving pointer) ran a rank-2
+        // stencil over rows of 7 at 1.0 of the hand loop where the unrolled one ran it
+        // at 0.57 to 0.65, and ran from 0.06 below to 0.17 above it at ranks 3 to 8
         // (bench/results/shapes.md).
         out.line(at + 3, "#pragma clang loop unroll(disable)");
       }

@@ -363,28 +363,30 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
   EXPECT_EQ(general.output,
             saxpy.stub_source(twenty_columns, {1.0f, wide_x, wide_y}, Mode::spread));
 
-  // With --view-stride: the stub of a launch with rows of 3 whose broadcast view (the
-  // table) has stride 3.
-  const ChildReport strided = stubjit(
-      {"dump-stub", sample("row_sum.json"), "--rank", "2", "--rows", "3", "--view-stride", "3"});
+  // With --view-stride: the stub of a launch with rows of 3 whose stencil field has
+  // stride 2 along them; --json says so.
+  const std::string smooth_file = dir_ / "smooth.json";
+  std::ofstream(smooth_file)
+      << R"({"name": "smooth", "params": [{"name": "i", "kind": "index"},)"
+      << R"( {"name": "u", "kind": "in", "type": "float", "rank": 2, "binding": "broadcast"},)"
+      << R"( {"name": "out", "kind": "inout", "type": "float"}],)"
+      << R"( "body": "out = u(i[0], i[1] - 1) + u(i[0], i[1] + 1);"})";
+  const ChildReport strided =
+      stubjit({"dump-stub", smooth_file, "--rank", "2", "--rows", "3", "--view-stride", "2"});
   ASSERT_EQ(strided.exit_code, 0) << strided.errors;
-  // samples/row_sum.json, as the command reads it (each line of the body ends in \n).
-  Kernel row_sum = runtime.kernel(
-      {"row_sum",
-       {in<double>("row", 1), in<std::int32_t>("table", 1), inout<double>("total"), index("i")},
-       "double s = 0;\n"
-       "for (stubjit::i64 j = 0; j < row.extent(0); ++j) s += row(j) * table(j % "
-       "table.extent(0));\n"
-       "total = twice(s) + i[0];\n",
-       "static inline double twice(double v) { return 2 * v; }",
-       {256, {0, 0, 0}}});
-  Field rows = runtime.allocate<double>({4, 3, 5});
-  std::vector<std::int32_t> every_third(12);
-  Field table = runtime.wrap(static_cast<const std::int32_t*>(every_third.data()), {4}, {3});
-  Field totals = runtime.allocate<double>({4, 3});
-  const std::string launched = row_sum.stub_source(three_columns, {rows, table, totals});
-  EXPECT_NE(launched.find("rows of 3, views' stride 3"), std::string::npos);
+  Kernel smooth = runtime.kernel({"smooth",
+                                  {index("i"), in<float>("u", 2), inout<float>("out")},
+                                  "out = u(i[0], i[1] - 1) + u(i[0], i[1] + 1);"});
+  std::vector<float> every_other(4 * 5 * 2);
+  Field u = runtime.wrap(static_cast<const float*>(every_other.data()), {4, 5}, {10, 2});
+  Field out = runtime.allocate<float>({4, 5});
+  const std::string launched = smooth.stub_source(three_columns, {u, out});
+  EXPECT_NE(launched.find("rows of 3, views' stride 2"), std::string::npos);
   EXPECT_EQ(strided.output, launched);
+  const json described =
+      stubjit_json({"dump-stub", smooth_file, "--rank", "2", "--rows", "3", "--view-stride", "2"});
+  EXPECT_EQ(described["view_stride"], 2);
+  EXPECT_EQ(described["rows"], 3);
 
   const ChildReport stub_only = stubjit({"dump-stub", sample("saxpy.json"), "--stub-only"});
   EXPECT_EQ(stub_only.output.rfind("#line 1 \"stubjit_saxpy_direct_r1.cpp\"", 0), 0u)

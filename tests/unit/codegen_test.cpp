@@ -149,7 +149,13 @@ TEST(Codegen, SnapshotCppDirectRank2RowsOf3ViewStride2) {
   EXPECT_NE(stub.find("stubjit_a1_u_in.stride_[1] == 2 && stubjit_istep_in == 1"),
             std::string::npos);
   EXPECT_NE(stub.find("stubjit_a1_u_view.stride_[1] = 2;"), std::string::npos);
+  EXPECT_NE(stub.find("#pragma clang loop unroll(disable)"), std::string::npos);
   expect_snapshot("cpp_smooth_direct_r2_rows3_stride2.txt", stub);
+  // With stride 1 (contiguous views) both copies unroll their whole rows.
+  r.view_stride = 1;
+  const std::string contiguous = stub_part(generate_stub(r));
+  EXPECT_NE(contiguous.find("stubjit_a1_u_in.stride_[1] == 1"), std::string::npos);
+  EXPECT_EQ(contiguous.find("#pragma clang loop"), std::string::npos);
 }
 
 // A GPU stub reads its grid and group extents from LaunchParams (AMD computes gridDim

@@ -106,5 +106,16 @@ TEST_F(ViewStride, AStubCompilesInSharedStridesOfTwoToSixteen) {
   EXPECT_EQ(compiled(2, 2), 0);   // the index moves by 2: that copy would never run
 }
 
+// A view of another rank than the domain's (a table the body indexes its own way)
+// keeps the stub it had, even where its stride is shared.
+TEST_F(ViewStride, ATableOfAnotherRankGetsNoStrideCompiledIn) {
+  const Field strided = grid(10, 2), every_other = table(2);
+  const std::vector<Arg> args = {2.5, strided, out_, every_other};
+  BoundArgs bound;
+  bind_arguments(signature_, Domain{4, 5}, args.data(), args.size(), out_.owner(), bound);
+  EXPECT_EQ(common_view_stride(signature_, 2, bound), 2);
+  EXPECT_EQ(view_stride_to_compile(signature_, Domain{4, 5}, bound), 0);
+}
+
 }  // namespace
 }  // namespace stubjit::detail
