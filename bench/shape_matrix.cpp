@@ -30,123 +30,36 @@
 
 #include "bench_support.hpp"
 #include "hand_loops.hpp"
+#include "shape_cases.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace {
 
 using namespace stubjit;
-using i64 = std::int64_t;
-
-enum class Kind { saxpy, stencil };
-enum class FieldOrder { row, column, strided };
-
-const char* name_of(Kind k) { return k == Kind::saxpy ? "saxpy" : "stencil"; }
-const char* name_of(FieldOrder o) {
-  return o == FieldOrder::row ? "row" : o == FieldOrder::column ? "column" : "strided";
-}
-
-i64 env_or(const char* name, i64 fallback) {
-  const char* text = std::getenv(name);
-  return text ? std::atoll(text) : fallback;
-}
-
-// The stencil reaches neighbours along the innermost min(rank, 3) dimensions, which
-// carry a halo of one on each side.
-int stencil_dims(int rank) { return rank < 3 ? rank : 3; }
-
-struct Shape {
-  Kind kind;
-  int rank;
-  i64 inner;
-  FieldOrder order;
-  std::vector<i64> counts;  // the domain's counts (the stencil: its interior)
-};
-
-// Counts with the innermost `inner` and the rest as equal as they can be, about `total`
-// elements in all (the stencil: counting its halos, so its arrays stay that size).
-std::vector<i64> counts_for(Kind kind, int rank, i64 inner, i64 total) {
-  if (rank == 1) return {kind == Kind::stencil ? total - 2 : total};
-  const int halo_dims = kind == Kind::stencil ? stencil_dims(rank) : 0;
-  auto allocated = [&](const std::vector<i64>& c) {
-    double n = 1;
-    for (int d = 0; d < rank; ++d) n *= double(c[std::size_t(d)] + (d >= rank - halo_dims ? 2 : 0));
-    return n;
-  };
-  const auto halo = [&](int d) { return d >= rank - halo_dims ? 2 : 0; };
-  std::vector<i64> c(std::size_t(rank), 1);
-  c.back() = inner;
-  // Equal outer extents, as large as fit; then the outermost takes what is left.
-  i64 m = std::max<i64>(
-      1, i64(std::pow(double(total) / double(inner + halo(rank - 1)), 1.0 / (rank - 1))));
-  const auto set_outer = [&] {
-    for (int d = 0; d + 1 < rank; ++d) c[std::size_t(d)] = m;
-  };
-  set_outer();
-  while (m > 1 && allocated(c) > double(total)) {
-    --m;
-    set_outer();
-  }
-  const double rest = allocated(c) / double(c[0] + halo(0));
-  c[0] = std::max<i64>(1, i64(double(total) / rest) - halo(0));
-  return c;
-}
+using namespace stubjit::bench;
 
 // The arrays of one shape, with the hand loop's nest and stubjit's fields over them.
 struct Arrays {
   std::string key;
-  std::vector<i64> extents;  // per logical dimension
-  std::vector<i64> strides;  // per logical dimension, elements
-  i64 elements = 0;          // allocated
+  ShapeLayout layout;
   std::vector<float> a, b;   // saxpy: x, y; stencil: u, out (stubjit's)
   std::vector<float> start;  // b's values before each case
   std::vector<float> hand;   // the hand loop's b
-  HandNest nest;             // memory order
-  i64 first_point = 0;       // element offset of the first point (stencil: inside the halo)
-  std::vector<i64> neighbour;
 };
-
-std::string key_of(const Shape& s) {
-  std::string key = std::string(name_of(s.kind)) + "/" + name_of(s.order);
-  for (i64 c : s.counts) key += "x" + std::to_string(c);
-  return key;
-}
 
 std::unique_ptr<Arrays> make_arrays(const Shape& s) {
   auto arrays = std::make_unique<Arrays>();
   Arrays& r = *arrays;
   r.key = key_of(s);
-  const int rank = s.rank;
-  const int halo_dims = s.kind == Kind::stencil ? stencil_dims(rank) : 0;
-  for (int d = 0; d < rank; ++d)
-    r.extents.push_back(s.counts[std::size_t(d)] + (d >= rank - halo_dims ? 2 : 0));
-  r.strides.assign(std::size_t(rank), 0);
-  i64 stride = s.order == FieldOrder::strided ? 2 : 1;
-  for (int k = 0; k < rank; ++k) {
-    const int d = s.order == FieldOrder::column ? k : rank - 1 - k;
-    r.strides[std::size_t(d)] = stride;
-    stride *= r.extents[std::size_t(d)];
-  }
-  r.elements = stride;
-  r.a.resize(std::size_t(r.elements));
-  r.b.resize(std::size_t(r.elements));
+  r.layout = layout_of(s);
+  r.a.resize(std::size_t(r.layout.elements));
+  r.b.resize(std::size_t(r.layout.elements));
   for (std::size_t k = 0; k < r.a.size(); ++k) {
     r.a[k] = float(k & 127) * 0.25f;
     r.b[k] = float((k * 7) & 63) - 20.0f;
   }
   r.start = r.b;
   r.hand = r.b;
-  // The hand loop walks memory order: largest stride outermost.
-  r.nest.rank = rank;
-  for (int k = 0; k < rank; ++k) {
-    const int d = s.order == FieldOrder::column ? rank - 1 - k : k;
-    r.nest.count[k] = s.counts[std::size_t(d)];
-    r.nest.stride_a[k] = r.strides[std::size_t(d)];
-    r.nest.stride_b[k] = r.strides[std::size_t(d)];
-  }
-  for (int d = rank - halo_dims; d < rank; ++d) {
-    r.first_point += r.strides[std::size_t(d)];
-    r.neighbour.push_back(r.strides[std::size_t(d)]);
-  }
   return arrays;
 }
 
@@ -188,31 +101,6 @@ Runtime& runtime() {
   return instance;
 }
 
-constexpr float saxpy_a = 0.5f;
-constexpr float c0 = -0.5f, c1 = 0.125f;
-
-KernelSource stencil_source(int rank) {
-  const int dims = stencil_dims(rank);
-  auto at = [&](int moved, int delta) {
-    std::string call = "u(";
-    for (int d = 0; d < rank; ++d) {
-      call += (d ? ", i[" : "i[") + std::to_string(d) + "]";
-      if (d == moved) call += delta > 0 ? " + 1" : " - 1";
-    }
-    return call + ")";
-  };
-  std::string body = "const float sum = ";
-  for (int k = 0; k < dims; ++k) {
-    const int d = rank - dims + k;
-    body += std::string(k ? " + " : "") + "(" + at(d, -1) + " + " + at(d, +1) + ")";
-  }
-  body += ";\nout = " + std::to_string(c0) + "f * " + at(-1, 0) + " + " + std::to_string(c1) +
-          "f * sum;";
-  return {"stencil_r" + std::to_string(rank),
-          {index("i"), in<float>("u", rank), inout<float>("out")},
-          body};
-}
-
 struct Side {
   Kernel kernel;
   Field fa, fb;
@@ -222,13 +110,9 @@ struct Side {
 
 Side stubjit_side(const Shape& s, Arrays& r, std::optional<Mode> mode) {
   Runtime& rt = runtime();
-  Side side{s.kind == Kind::saxpy
-                ? rt.kernel({"saxpy",
-                             {scalar<float>("a"), in<float>("x"), inout<float>("y")},
-                             "y = a * x + y;"})
-                : rt.kernel(stencil_source(s.rank)),
-            rt.wrap(static_cast<const float*>(r.a.data()), r.extents, r.strides),
-            rt.wrap(r.b.data(), r.extents, r.strides),
+  Side side{s.kind == Kind::saxpy ? rt.kernel(saxpy_source()) : rt.kernel(stencil_source(s.rank)),
+            rt.wrap(static_cast<const float*>(r.a.data()), r.layout.extents, r.layout.strides),
+            rt.wrap(r.b.data(), r.layout.extents, r.layout.strides),
             std::nullopt,
             {}};
   std::vector<Dim> dims;
@@ -248,10 +132,11 @@ LaunchSummary launch(const Shape& s, Side& side) {
 
 void hand(const Shape& s, Arrays& r, std::vector<float>& out) {
   if (s.kind == Kind::saxpy) {
-    hand_saxpy(r.nest, saxpy_a, r.a.data(), out.data());
+    hand_saxpy(r.layout.nest, saxpy_a, r.a.data(), out.data());
   } else {
-    hand_stencil(r.nest, int(r.neighbour.size()), r.neighbour.data(), c0, c1,
-                 r.a.data() + r.first_point, out.data() + r.first_point);
+    const ShapeLayout& l = r.layout;
+    hand_stencil(l.nest, int(l.neighbour.size()), l.neighbour.data(), stencil_c0, stencil_c1,
+                 r.a.data() + l.first_point, out.data() + l.first_point);
   }
 }
 
@@ -309,47 +194,25 @@ void run_case(benchmark::State& state, Shape s, std::optional<Mode> mode) {
         hand_ms);
     state.SetIterationTime(stubjit_ms.back() / 1e3);
   }
-  i64 points = 1;
-  for (i64 c : s.counts) points *= c;
-  const double bytes = double(points) * (s.kind == Kind::saxpy ? 12 : 8);
+  const double bytes = useful_bytes(s);
   const double ms_s = bench::median(stubjit_ms), ms_h = bench::median(hand_ms);
   state.counters["stubjit_GBps"] = bytes / ms_s / 1e6;
   state.counters["hand_GBps"] = bytes / ms_h / 1e6;
   state.counters["ratio"] = ms_h / ms_s;
-  state.counters["points"] = double(points);
+  state.counters["points"] = double(points_of(s));
   state.SetLabel(std::string(name_of(summary.mode)) + " r" + std::to_string(summary.rank));
 }
 
 void register_all() {
   const i64 total = env_or("STUBJIT_SHAPES_TOTAL", i64(1) << 25);
   const i64 iterations = env_or("STUBJIT_SHAPES_ITERATIONS", 5);
-  for (Kind kind : {Kind::saxpy, Kind::stencil}) {
-    for (int rank = 1; rank <= 8; ++rank) {
-      for (i64 inner : {1, 3, 5, 7, 37, 64, 1000}) {
-        if (rank == 1 && inner != 1) continue;  // one case: the whole domain
-        for (FieldOrder order : {FieldOrder::row, FieldOrder::column, FieldOrder::strided}) {
-          if (rank == 1 && order == FieldOrder::column) continue;  // the same as row
-          const Shape shape{kind, rank, inner, order,
-                            counts_for(kind, rank, rank == 1 ? total : inner, total)};
-          std::vector<std::pair<std::string, std::optional<Mode>>> modes = {
-              {"auto", std::nullopt}, {"spread", Mode::spread}, {"multi", Mode::multi}};
-          if (rank <= 3) modes.insert(modes.begin() + 1, {"direct", Mode::direct});
-          for (const auto& [mode_name, mode] : modes) {
-            std::string name = std::string(name_of(kind)) + "/r" + std::to_string(rank) + "/" +
-                               (rank == 1 ? "all" : "inner" + std::to_string(inner)) + "/" +
-                               name_of(order) + "/" + mode_name;
-            const std::optional<Mode> forced = mode;
-            benchmark::RegisterBenchmark(
-                name.c_str(),
-                [shape, forced](benchmark::State& state) { run_case(state, shape, forced); })
-                ->UseManualTime()
-                ->Iterations(iterations)
-                ->Unit(benchmark::kMillisecond);
-          }
-        }
-      }
-    }
-  }
+  for_each_case(total, [&](const std::string& name, const Shape& shape, std::optional<Mode> mode) {
+    benchmark::RegisterBenchmark(
+        name.c_str(), [shape, mode](benchmark::State& state) { run_case(state, shape, mode); })
+        ->UseManualTime()
+        ->Iterations(iterations)
+        ->Unit(benchmark::kMillisecond);
+  });
 }
 
 }  // namespace
