@@ -331,25 +331,13 @@ int compile_hand_kernels() {
   }
 }
 
-void register_all() {
-  const i64 total = env_or("STUBJIT_SHAPES_TOTAL", i64(1) << 25);
-  const i64 iterations = env_or("STUBJIT_SHAPES_ITERATIONS", 10);
-  for_each_case(total, [&](const std::string& name, const Shape& shape, std::optional<Mode> mode) {
-    benchmark::RegisterBenchmark(
-        name.c_str(), [shape, mode](benchmark::State& state) { run_case(state, shape, mode); })
-        ->UseManualTime()
-        ->Iterations(iterations)
-        ->Unit(benchmark::kMillisecond);
-  });
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   for (int k = 1; k < argc; ++k) {
     if (std::strcmp(argv[k], "--compile-hand-kernels") == 0) return compile_hand_kernels();
   }
-  register_all();
+  register_cases(10, run_case);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -124,8 +124,9 @@ KernelSource stencil_source(int rank) {
           body};
 }
 
-void for_each_case(i64 total, const std::function<void(const std::string& name, const Shape& shape,
-                                                       std::optional<Mode> mode)>& visit) {
+void register_cases(i64 iterations, const CaseRunner& run) {
+  const i64 total = env_or("STUBJIT_SHAPES_TOTAL", i64(1) << 25);
+  iterations = env_or("STUBJIT_SHAPES_ITERATIONS", iterations);
   for (Kind kind : {Kind::saxpy, Kind::stencil}) {
     for (int rank = 1; rank <= 8; ++rank) {
       for (i64 inner : {1, 3, 5, 7, 37, 64, 1000}) {
@@ -138,10 +139,16 @@ void for_each_case(i64 total, const std::function<void(const std::string& name, 
               {"auto", std::nullopt}, {"spread", Mode::spread}, {"multi", Mode::multi}};
           if (rank <= 3) modes.insert(modes.begin() + 1, {"direct", Mode::direct});
           for (const auto& [mode_name, mode] : modes) {
-            visit(std::string(name_of(kind)) + "/r" + std::to_string(rank) + "/" +
-                      (rank == 1 ? "all" : "inner" + std::to_string(inner)) + "/" + name_of(order) +
-                      "/" + mode_name,
-                  shape, mode);
+            const std::string name = std::string(name_of(kind)) + "/r" + std::to_string(rank) +
+                                     "/" + (rank == 1 ? "all" : "inner" + std::to_string(inner)) +
+                                     "/" + name_of(order) + "/" + mode_name;
+            const std::optional<Mode> forced = mode;
+            benchmark::RegisterBenchmark(
+                name.c_str(),
+                [run, shape, forced](benchmark::State& state) { run(state, shape, forced); })
+                ->UseManualTime()
+                ->Iterations(iterations)
+                ->Unit(benchmark::kMillisecond);
           }
         }
       }

@@ -3,7 +3,9 @@
 // layouts and modes, and the memory layout of each shape's arrays.
 #pragma once
 
+#include <benchmark/benchmark.h>
 #include <cstdint>
+
 #include <functional>
 #include <optional>
 #include <string>
@@ -62,10 +64,13 @@ inline constexpr float stencil_c0 = -0.5f, stencil_c1 = 0.125f;
 KernelSource saxpy_source();
 KernelSource stencil_source(int rank);
 
-// Every case, in order, with its name (kernel/rank/inner/layout/mode, for
-// --benchmark_filter) and the mode it forces (none: the planner's choice); about
-// `total` elements per array.
-void for_each_case(i64 total, const std::function<void(const std::string& name, const Shape& shape,
-                                                       std::optional<Mode> mode)>& visit);
+// Registers every case with Google Benchmark, in order, named kernel/rank/inner/
+// layout/mode (for --benchmark_filter), each running `run` with its shape and the mode
+// it forces (none: the planner's choice): about $STUBJIT_SHAPES_TOTAL elements per
+// array (default 2^25), $STUBJIT_SHAPES_ITERATIONS timed iterations (default
+// `iterations`).
+using CaseRunner =
+    std::function<void(benchmark::State&, const Shape& shape, std::optional<Mode> mode)>;
+void register_cases(i64 iterations, const CaseRunner& run);
 
 }  // namespace stubjit::bench

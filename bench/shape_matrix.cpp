@@ -203,22 +203,10 @@ void run_case(benchmark::State& state, Shape s, std::optional<Mode> mode) {
   state.SetLabel(std::string(name_of(summary.mode)) + " r" + std::to_string(summary.rank));
 }
 
-void register_all() {
-  const i64 total = env_or("STUBJIT_SHAPES_TOTAL", i64(1) << 25);
-  const i64 iterations = env_or("STUBJIT_SHAPES_ITERATIONS", 5);
-  for_each_case(total, [&](const std::string& name, const Shape& shape, std::optional<Mode> mode) {
-    benchmark::RegisterBenchmark(
-        name.c_str(), [shape, mode](benchmark::State& state) { run_case(state, shape, mode); })
-        ->UseManualTime()
-        ->Iterations(iterations)
-        ->Unit(benchmark::kMillisecond);
-  });
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  register_all();
+  register_cases(5, run_case);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
