@@ -5,19 +5,25 @@
 //
 // The hand-written kernels are what a CUDA programmer writes for an N-D array of any
 // layout: one thread per point in memory order, a grid-stride loop, the flat index
-// unravelled with division and remainder per dimension (a template over the rank, so
-// the loop over dimensions unrolls), 32-bit arithmetic where the shape fits it (as
+// unravelled with the hardware's division and remainder per dimension (a template over
+// the rank, so the loop over dimensions unrolls; stubjit divides by multipliers the
+// host computes, which a hand-writer rarely does, so at high ranks the ratio includes
+// that difference), index and offset arithmetic in 32 bits where the arrays fit it (as
 // stubjit's own 32-bit stubs), compiled with NVRTC for the device in the same run.
 //
 // Each case first runs both sides once from the same values and compares every
 // element (a case whose results differ reports an error and times nothing); then each
-// iteration times one stubjit launch and one hand-written launch with CUDA events,
-// alternating which goes first. Counters: both bandwidths (useful bytes: saxpy 12 per
-// point, the stencil 8), ratio = median hand time / median stubjit time (above 1:
-// stubjit faster; target >= 0.97), and for saxpy the fraction of the device's copy
+// iteration times eight stubjit launches and eight hand-written launches, each eight
+// between one pair of CUDA events (so that a launch's fixed cost weighs as in a
+// program that launches back to back), alternating which side goes first. Counters: both bandwidths
+// (useful bytes: saxpy 12 per point, the stencil 8), ratio = median hand time / median stubjit time
+// (above 1: stubjit faster; target >= 0.97), and for saxpy the fraction of the device's copy
 // bandwidth over the same array (target >= 0.9 for streaming kernels).
 //
-// Without a CUDA device every case reports why and runs nothing. --compile-hand-kernels
+// A forced mode the device's limits refuse (direct over a rank-2 domain needs more than
+// 65535 groups along y for short rows) is reported as refused (label and counter
+// refused = 1), not as an error. Without a CUDA device every case reports why and runs
+// nothing. --compile-hand-kernels
 // compiles the hand-written kernels for every rank and index width with NVRTC and
 // exits (no device needed: a check of this program on a machine without a GPU).
 //
@@ -54,12 +60,12 @@ struct Nest {
 };
 
 template <int R, class I>
-__device__ __forceinline__ long long offset_of(const Nest& n, I t) {
-  long long offset = 0;
+__device__ __forceinline__ I offset_of(const Nest& n, I t) {
+  I offset = 0;
 #pragma unroll
   for (int d = R - 1; d >= 0; --d) {
     const I c = (I)n.count[d];
-    offset += (long long)(t % c) * n.stride[d];
+    offset += (t % c) * (I)n.stride[d];
     t /= c;
   }
   return offset;
@@ -70,7 +76,7 @@ __device__ void saxpy(const Nest& n, I points, float a, const float* __restrict_
                       float* __restrict__ y) {
   for (I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; t < points;
        t += (I)gridDim.x * (I)blockDim.x) {
-    const long long o = offset_of<R, I>(n, t);
+    const long long o = (long long)offset_of<R, I>(n, t);
     y[o] = a * x[o] + y[o];
   }
 }
@@ -81,7 +87,7 @@ __device__ void stencil(const Nest& n, I points, int neighbours, long long n0, l
                         float* __restrict__ out) {
   for (I t = (I)blockIdx.x * (I)blockDim.x + (I)threadIdx.x; t < points;
        t += (I)gridDim.x * (I)blockDim.x) {
-    const long long o = offset_of<R, I>(n, t);
+    const long long o = (long long)offset_of<R, I>(n, t);
     float sum = u[o - n0] + u[o + n0];
     if (neighbours > 1) sum += u[o - n1] + u[o + n1];
     if (neighbours > 2) sum += u[o - n2] + u[o + n2];
@@ -108,6 +114,10 @@ struct Nest {
   long long count[8];
   long long stride[8];
 };
+static_assert(sizeof(Nest) == 128, "the kernels' Nest");
+
+// Launches per pair of events.
+constexpr int launches_per_timing = 8;
 
 std::string hand_entry(Kind kind, int rank, int bits) {
   return std::string("hand_") + name_of(kind) + "_r" + std::to_string(rank) + "_i" +
@@ -197,6 +207,8 @@ class HandLaunch {
     constexpr i64 block = 256;
     grid_ = static_cast<unsigned>(std::min<i64>((points_ + block - 1) / block, i64(1) << 20));
   }
+  HandLaunch(const HandLaunch&) = delete;  // params_ points into this object
+  HandLaunch& operator=(const HandLaunch&) = delete;
   void operator()() const {
     driver_.check(driver_.launch_kernel(module_->function(), grid_, 1, 1, 256, 1, 1, 0, nullptr,
                                         const_cast<void**>(params_.data()), nullptr),
@@ -218,15 +230,21 @@ class HandLaunch {
   std::vector<void*> params_;
 };
 
-void skip(benchmark::State& state, const std::string& why) {
-  state.SkipWithError(why.c_str());
-  for (auto _ : state) {
+// Ends a case that cannot be timed: an error (Google Benchmark reports it), or with
+// `refused`, a forced mode the device's limits do not allow (a label and a counter).
+void stop(benchmark::State& state, const std::string& why, bool refused = false) {
+  if (refused) {
+    state.SetLabel("refused: " + why);
+    state.counters["refused"] = 1;
+  } else {
+    state.SkipWithError(why.c_str());
   }
+  for (auto _ : state) state.SetIterationTime(0);
 }
 
-void run_case(benchmark::State& state, const Shape& shape, std::optional<Mode> mode) {
+void run_case_or_throw(benchmark::State& state, const Shape& shape, std::optional<Mode> mode) {
   Session& s = session();
-  if (!s.gpu.runtime) return skip(state, s.gpu.problem);
+  if (!s.gpu.runtime) return stop(state, s.gpu.problem);
   Arrays& r = arrays_for(s, shape);
   Runtime& runtime = *s.gpu.runtime;
   const ShapeLayout& l = r.layout;
@@ -253,8 +271,9 @@ void run_case(benchmark::State& state, const Shape& shape, std::optional<Mode> m
   LaunchSummary summary;
   try {
     summary = launch();  // compiles
-  } catch (const Error& error) {
-    return skip(state, error.what());
+  } catch (const PlanError& error) {
+    if (mode) return stop(state, error.what(), true);
+    throw;
   }
   hand();
   runtime.synchronize();
@@ -263,17 +282,25 @@ void run_case(benchmark::State& state, const Shape& shape, std::optional<Mode> m
   const std::vector<float> want = r.hand_dev->to_vector<float>();
   for (std::size_t k = 0; k < want.size(); ++k) {
     if (std::fabs(want[k] - got[k]) > 1e-5f * (1.0f + std::fabs(want[k]))) {
-      return skip(state, "element " + std::to_string(k) + ": stubjit " + std::to_string(got[k]) +
+      return stop(state, "element " + std::to_string(k) + ": stubjit " + std::to_string(got[k]) +
                              ", hand-written " + std::to_string(want[k]));
     }
   }
 
+  const auto per_launch_ms = [&](const auto& work) {
+    return 1e3 *
+           device_seconds(s.gpu,
+                          [&] {
+                            for (int k = 0; k < launches_per_timing; ++k) work();
+                          }) /
+           launches_per_timing;
+  };
   std::vector<double> stubjit_ms, hand_ms;
   std::size_t iteration = 0;
   for (auto _ : state) {
     time_both_alternating(
-        iteration++, [&] { return 1e3 * device_seconds(s.gpu, [&] { launch(); }); }, stubjit_ms,
-        [&] { return 1e3 * device_seconds(s.gpu, hand); }, hand_ms);
+        iteration++, [&] { return per_launch_ms([&] { launch(); }); }, stubjit_ms,
+        [&] { return per_launch_ms(hand); }, hand_ms);
     state.SetIterationTime(stubjit_ms.back() / 1e3);
   }
   const double bytes = useful_bytes(shape);
@@ -282,24 +309,35 @@ void run_case(benchmark::State& state, const Shape& shape, std::optional<Mode> m
   state.counters["hand_GBps"] = bytes / ms_h / 1e6;
   state.counters["ratio"] = ms_h / ms_s;
   state.counters["points"] = double(points_of(shape));
-  if (shape.kind == Kind::saxpy) {
-    // The device's copy bandwidth over an array of the same size (read + write).
+  if (shape.kind == Kind::saxpy && shape.order != FieldOrder::strided) {
+    // A streaming kernel against the device's copy bandwidth over an array of the same
+    // size (read + write); strided fields leave half of every sector unused.
     const std::size_t copied = sizeof(float) * std::size_t(l.elements);
     std::vector<double> copy_ms;
     for (int k = 0; k < 5; ++k) {
-      copy_ms.push_back(1e3 * device_seconds(s.gpu, [&] {
-                          s.gpu.driver->check(
-                              s.gpu.driver->memcpy_dtod(
-                                  reinterpret_cast<std::uintptr_t>(r.hand_dev->data()),
-                                  reinterpret_cast<std::uintptr_t>(r.b_dev->data()), copied),
-                              "cuMemcpyDtoD");
-                        }));
+      copy_ms.push_back(per_launch_ms([&] {
+        s.gpu.driver->check(
+            s.gpu.driver->memcpy_dtod(reinterpret_cast<std::uintptr_t>(r.hand_dev->data()),
+                                      reinterpret_cast<std::uintptr_t>(r.b_dev->data()), copied),
+            "cuMemcpyDtoD");
+      }));
     }
     const double copy_GBps = 2.0 * double(copied) / median(copy_ms) / 1e6;
     state.counters["copy_GBps"] = copy_GBps;
     state.counters["of_copy"] = (bytes / ms_s / 1e6) / copy_GBps;
   }
   state.SetLabel(std::string(name_of(summary.mode)) + " r" + std::to_string(summary.rank));
+}
+
+// Any failure ends the case with its message, not the program (Google Benchmark does
+// not catch), so that the other cases still run and the JSON stays whole.
+void run_case(benchmark::State& state, const Shape& shape, std::optional<Mode> mode) {
+  try {
+    run_case_or_throw(state, shape, mode);
+  } catch (const std::exception& error) {
+    // Google Benchmark accepts a skipped case however far its loop ran.
+    state.SkipWithError(error.what());
+  }
 }
 
 // Compiles the hand-written kernels (every rank and index width) and checks that each

@@ -4,7 +4,6 @@
 # scripts/gpu-bundle.sh made on a Debian 12 machine:
 #
 #   scripts/gpu-check.sh [--bundle DIR] [--build DIR] [--quick-bench] [--no-memcheck] [--no-gpu-ok]
-#                        [--shapes]
 #
 #   1. unpacks the bundle's packages (deps.tar) into <build>/deps: no root, no apt;
 #   2. builds the library without the CPU backend (-DSTUBJIT_CPU_BACKEND=OFF: no LLVM),
@@ -27,18 +26,14 @@
 #                    the longest step): for a first call within a 10-minute limit; run
 #                    it alone later with ctest --test-dir <build> -R cuda_gpu_memcheck
 #   --no-gpu-ok      exit 0 without a GPU when everything else passed
-#   --shapes         also run the GPU shape matrix (bench_gpu_shapes: every case of the
-#                    CPU matrix against hand-written CUDA kernels); its JSON goes beside
-#                    the results file (bench/shape_table.py makes the table)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 bundle=build/gpu-bundle
 build="build-gpu"
 quick_bench=0
 no_gpu_ok=0
-shapes=0
 ctest_exclude=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -46,7 +41,6 @@ while [ $# -gt 0 ]; do
     --build) build=$2; shift 2 ;;
     --quick-bench) quick_bench=1; shift ;;
     --no-gpu-ok) no_gpu_ok=1; shift ;;
-    --shapes) shapes=1; shift ;;
     --no-memcheck) ctest_exclude=(-E cuda_gpu_memcheck); shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "gpu-check: unknown argument '$1' (--help)" >&2; exit 2 ;;
@@ -102,16 +96,6 @@ bench_args=(--benchmark_counters_tabular=true)
 [ "$quick_bench" -eq 1 ] && bench_args+=(--benchmark_min_time=0.05)
 bench_out=$("$build/bench/bench_cuda" "${bench_args[@]}" 2>&1)
 bench_rc=$?
-out_dir=${OUT:-$PWD/$build/gpu-check}
-mkdir -p "$out_dir"
-shapes_out="not run (--shapes)"
-shapes_rc=0
-if [ "$shapes" -eq 1 ]; then
-  shapes_json=$out_dir/gpu-shapes-$(date -u +%F).json
-  shapes_out=$("$build/bench/bench_gpu_shapes" --benchmark_out="$shapes_json" \
-    --benchmark_out_format=json 2>&1 | tail -40)
-  shapes_rc=${PIPESTATUS[0]}
-fi
 set -e
 echo "$ctest_out" >>"$log"
 echo "$bench_out" >>"$log"
@@ -128,6 +112,8 @@ if command -v nvidia-smi >/dev/null; then
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 fi
 slug=$(tr -cs '[:alnum:]' '-' <<<"${gpu_name:-unknown}" | sed 's/^-//; s/-$//' | tr '[:upper:]' '[:lower:]')
+out_dir=${OUT:-$PWD/$build/gpu-check}
+mkdir -p "$out_dir"
 results=$out_dir/gpu-check-$(date -u +%F)-${slug:-unknown}.md
 nvcc_version=$("$cuda_home/bin/nvcc" --version 2>/dev/null | tail -2 | tr '\n' ' ' || true)
 {
@@ -162,19 +148,12 @@ nvcc_version=$("$cuda_home/bin/nvcc" --version 2>/dev/null | tail -2 | tr '\n' '
   echo '```'
   echo "$bench_out"
   echo '```'
-  echo
-  echo "## bench_gpu_shapes (exit $shapes_rc; the last 40 lines, the full JSON beside this file)"
-  echo
-  echo '```'
-  echo "$shapes_out"
-  echo '```'
 } >"$results"
 say "results in $results"
 
 # --- the verdict -----------------------------------------------------------------------------
 [ "$ctest_rc" -eq 0 ] || fail "CUDA suites: $summary"
 [ "$bench_rc" -eq 0 ] || fail "bench_cuda exited $bench_rc"
-[ "$shapes_rc" -eq 0 ] || fail "bench_gpu_shapes exited $shapes_rc"
 if [ "$present" -ne 0 ]; then
   if [ "$no_gpu_ok" -eq 1 ]; then
     say "no usable CUDA device (accepted: --no-gpu-ok); the GPU tests skipped"
