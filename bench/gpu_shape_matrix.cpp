@@ -252,11 +252,7 @@ void run_case_or_throw(benchmark::State& state, const Shape& shape, std::optiona
       runtime.kernel(shape.kind == Kind::saxpy ? saxpy_source() : stencil_source(shape.rank));
   const Field fa = runtime.wrap(static_cast<const float*>(r.a_dev->data()), l.extents, l.strides);
   const Field fb = runtime.wrap(static_cast<float*>(r.b_dev->data()), l.extents, l.strides);
-  std::vector<Dim> dims;
-  const int halo_dims = shape.kind == Kind::stencil ? stencil_dims(shape.rank) : 0;
-  for (int d = 0; d < shape.rank; ++d)
-    dims.push_back(Dim{d >= shape.rank - halo_dims ? 1 : 0, shape.counts[std::size_t(d)], 1});
-  const Domain domain(dims);
+  const Domain domain = domain_of(shape);
   LaunchOptions options;
   options.mode = mode;
   const auto launch = [&] {

@@ -82,6 +82,14 @@ ShapeLayout layout_of(const Shape& s) {
   return r;
 }
 
+Domain domain_of(const Shape& s) {
+  std::vector<Dim> dims;
+  const int halo_dims = s.kind == Kind::stencil ? stencil_dims(s.rank) : 0;
+  for (int d = 0; d < s.rank; ++d)
+    dims.push_back(Dim{d >= s.rank - halo_dims ? 1 : 0, s.counts[std::size_t(d)], 1});
+  return Domain(dims);
+}
+
 std::string key_of(const Shape& s) {
   std::string key = std::string(name_of(s.kind)) + "/" + name_of(s.order);
   for (i64 c : s.counts) key += "x" + std::to_string(c);

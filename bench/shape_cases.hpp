@@ -50,6 +50,9 @@ struct ShapeLayout {
 };
 ShapeLayout layout_of(const Shape& s);
 
+// The compute domain of a shape: its counts, from 1 along the stencil's halo dimensions.
+Domain domain_of(const Shape& s);
+
 // Names the arrays of a shape: the cases of one shape (its modes) share them.
 std::string key_of(const Shape& s);
 

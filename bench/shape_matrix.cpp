@@ -115,11 +115,7 @@ Side stubjit_side(const Shape& s, Arrays& r, std::optional<Mode> mode) {
             rt.wrap(r.b.data(), r.layout.extents, r.layout.strides),
             std::nullopt,
             {}};
-  std::vector<Dim> dims;
-  const int halo_dims = s.kind == Kind::stencil ? stencil_dims(s.rank) : 0;
-  for (int d = 0; d < s.rank; ++d)
-    dims.push_back(Dim{d >= s.rank - halo_dims ? 1 : 0, s.counts[std::size_t(d)], 1});
-  side.domain.emplace(dims);
+  side.domain.emplace(domain_of(s));
   side.options.mode = mode;
   return side;
 }
