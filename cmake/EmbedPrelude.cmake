@@ -1,6 +1,6 @@
 # Embeds the device-side prelude headers into a C++ source file: one string per
 # header, in the order given, with the header's name (a stub includes only the headers
-# it needs, src/codegen/prelude_selection.cpp). Lines including another prelude header
+# it needs, src/codegen/prelude.cpp). Lines including another prelude header
 # are dropped: the headers are prepended in dependency order instead. (Whole-file
 # reads: a CMake list would split lines at semicolons.)
 # HEADERS is '|'-separated: a ';' list would not survive the custom command.

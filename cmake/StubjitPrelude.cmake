@@ -2,7 +2,7 @@
 # STUBJIT_PRELUDE_CPP, the generated source, for the project that includes this file
 # (the library, and the fuzzers' own build in tests/fuzz).
 # Each header is one string (a stub includes only those it needs:
-# src/codegen/prelude_selection.cpp). Order matters: each header may use the ones
+# src/codegen/prelude.cpp). Order matters: each header may use the ones
 # before it.
 get_filename_component(_stubjit_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(STUBJIT_PRELUDE_HEADERS

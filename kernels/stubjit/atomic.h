@@ -2,7 +2,7 @@
 //
 // Included in a stub only when its user code (or a compiler option) may name
 // something declared here, or when that cannot be told
-// (src/codegen/prelude_selection.cpp).
+// (src/codegen/prelude.cpp).
 #ifndef STUBJIT_ATOMIC_H
 #define STUBJIT_ATOMIC_H
 

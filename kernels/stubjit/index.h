@@ -1,4 +1,9 @@
-// stubjit device-side prelude: index arithmetic shared by every stub.
+// stubjit device-side prelude: index arithmetic of the stubs.
+//
+// A stub includes it when its own code uses it (the CPU stubs, every stub of a
+// domain with first or step, spread stubs, a kernel taking its index) or its user
+// code may name it; a GPU stub of a dense direct launch computes its positions
+// inline and goes without (src/codegen/prelude.cpp).
 //
 // Terms: a *position* is the 0-based ordinal k of an index along a dimension; the
 // *logical index* is first + step*k. Flatten/raise work on positions, row-major
@@ -82,7 +87,7 @@ STUBJIT_HD u64 spread_linear(u64 linear_begin, u32 group_x, u32 group_y, u32 gro
 // Spread indexing divides each thread's flat position by the domain's counts, which
 // are the same for every thread of a launch. A divide costs tens of instructions on
 // a GPU (a 64-bit one is a software routine), so the host computes, once per
-// dispatch, a multiplier and a shift per count (FastDivisor, in LaunchParams), and a
+// dispatch, a multiplier and a shift per count (FastDivisor, launch.h), and a
 // thread divides with a multiply-high, an add and a shift. This is Granlund and
 // Montgomery's division by invariant integers ("Division by Invariant Integers using
 // Multiplication", PLDI 1994, also Hacker's Delight ch. 10), with its (N+1)-bit
@@ -133,48 +138,6 @@ STUBJIT_HD U fast_divmod(U& n, U d, U multiplier, u32 shift) {
   const U remainder = n - quotient * d;
   n = quotient;
   return remainder;
-}
-
-// The multipliers and shifts of one divisor, for 64- and 32-bit dividends. Part of
-// LaunchParams (launch.h): 24 bytes, no padding. The shifts are whole 32-bit words
-// because a narrower one costs a GPU stub an instruction per dimension to widen.
-struct FastDivisor {
-  u64 multiplier64;
-  u32 multiplier32;
-  u32 shift32;
-  u32 shift64;
-  u32 unused;  // 0
-};
-
-// The host computes them (a device never does: its stubs only divide).
-#if !defined(STUBJIT_DEVICE_COMPILER)
-// For d >= 1 (0, never a divisor, gives all zeros).
-inline FastDivisor make_fast_divisor(u64 d) {
-  FastDivisor divisor = {0, 0, 31, 63, 0};
-  if (d == 0) return {0, 0, 0, 0, 0};
-  // l = ceil(log2 d): the bit length of d - 1 (0 for d = 1).
-  const u32 l = d == 1 ? 0 : 64 - u32(__builtin_clzll(d - 1));
-  if (l <= 63) {
-    // floor(2^64 * (2^l - d) / d): 2^l - d < d, so the quotient fits in 64 bits.
-    __extension__ typedef unsigned __int128 u128;
-    const u64 scaled = u64((u128((u64(1) << l) - d) << 64) / d);
-    divisor.multiplier64 = scaled + 1;
-    divisor.shift64 = l;
-    if (l <= 31) {
-      // floor(2^32 * (2^l - d) / d) is the high half of floor(2^64 * (2^l - d) / d).
-      divisor.multiplier32 = u32(scaled >> 32) + 1;
-      divisor.shift32 = l;
-    }
-  }
-  return divisor;
-}
-#endif
-
-// Position of a thread along one physical dimension of a direct dispatch, in U: 64
-// bits for the same reason, or 32 where a stub's domain keeps the sum below 2^32.
-template <class U = u64>
-STUBJIT_HD U direct_position(U origin, U group, u32 block, u32 thread) {
-  return origin + group * block + thread;
 }
 
 // The logical index of an activity, as the kernel's `index` parameter sees it.

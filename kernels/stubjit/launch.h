@@ -7,9 +7,44 @@
 #define STUBJIT_LAUNCH_H
 
 #include "stubjit/config.h"
-#include "stubjit/index.h"
 
 namespace stubjit {
+
+// The multipliers and shifts of one divisor, for 64- and 32-bit dividends (spread
+// stubs divide with them: index.h, fast_divmod, which says how): 24 bytes, no
+// padding. The shifts are whole 32-bit words because a narrower one costs a GPU stub
+// an instruction per dimension to widen.
+struct FastDivisor {
+  u64 multiplier64;
+  u32 multiplier32;
+  u32 shift32;
+  u32 shift64;
+  u32 unused;  // 0
+};
+
+// The host computes them (a device never does: its stubs only divide).
+#if !defined(STUBJIT_DEVICE_COMPILER)
+// For d >= 1 (0, never a divisor, gives all zeros).
+inline FastDivisor make_fast_divisor(u64 d) {
+  FastDivisor divisor = {0, 0, 31, 63, 0};
+  if (d == 0) return {0, 0, 0, 0, 0};
+  // l = ceil(log2 d): the bit length of d - 1 (0 for d = 1).
+  const u32 l = d == 1 ? 0 : 64 - u32(__builtin_clzll(d - 1));
+  if (l <= 63) {
+    // floor(2^64 * (2^l - d) / d): 2^l - d < d, so the quotient fits in 64 bits.
+    __extension__ typedef unsigned __int128 u128;
+    const u64 scaled = u64((u128((u64(1) << l) - d) << 64) / d);
+    divisor.multiplier64 = scaled + 1;
+    divisor.shift64 = l;
+    if (l <= 31) {
+      // floor(2^32 * (2^l - d) / d) is the high half of floor(2^64 * (2^l - d) / d).
+      divisor.multiplier32 = u32(scaled >> 32) + 1;
+      divisor.shift32 = l;
+    }
+  }
+  return divisor;
+}
+#endif
 
 constexpr int max_domain_rank = 8;
 

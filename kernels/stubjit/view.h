@@ -2,7 +2,7 @@
 //
 // A View is what the kernel body receives for a field parameter of rank >= 1. A stub
 // includes this header only when it has such a parameter or its user code may name
-// something declared here (src/codegen/prelude_selection.cpp).
+// something declared here (src/codegen/prelude.cpp).
 #ifndef STUBJIT_VIEW_H
 #define STUBJIT_VIEW_H
 

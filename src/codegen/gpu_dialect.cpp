@@ -70,10 +70,12 @@ class GpuDialect final : public DialectEmitter {
     return context.request().index_bits == 32 ? "stubjit::u32" : "stubjit::u64";
   }
 
-  // A 32-bit stub computes positions in 32 bits: its domain has fewer than 2^31
-  // positions along each dimension, and a direct dispatch reaches at most one group
-  // past its dimension's end (origin + grid * block < count + block), so nothing
-  // wraps. A 64-bit stub computes them in 64 bits.
+  // A thread's position along a physical dimension is origin + group * block + thread,
+  // written out (a dense stub needs nothing else from index.h, whose parse is a few
+  // percent of its compile). A 32-bit stub computes positions in 32 bits: its domain
+  // has fewer than 2^31 positions along each dimension, and a direct dispatch reaches at most one
+  // group past its dimension's end (origin + grid * block < count + block), so nothing wraps. A
+  // 64-bit stub computes them in 64 bits.
   static void emit_direct_positions(const StubContext& context, bool with_origin) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
@@ -84,10 +86,10 @@ class GpuDialect final : public DialectEmitter {
       const int p = rank - 1 - d;
       const std::string n = std::to_string(d);
       const std::string origin =
-          with_origin ? U + "(stubjit_lp.origin[" + std::to_string(p) + "])" : U + "(0)";
-      out.line(1, "const " + U + " stubjit_q" + n + " = stubjit::direct_position<" + U + ">(" +
-                      origin + ", blockIdx." + axis[p] + ", stubjit_lp.block[" + std::to_string(p) +
-                      "], threadIdx." + axis[p] + ");");
+          with_origin ? U + "(stubjit_lp.origin[" + std::to_string(p) + "]) + " : "";
+      out.line(1, "const " + U + " stubjit_q" + n + " = " + origin + U + "(blockIdx." + axis[p] +
+                      ") * stubjit_lp.block[" + std::to_string(p) + "] + threadIdx." + axis[p] +
+                      ";");
       outside +=
           (d ? " || stubjit_q" : "stubjit_q") + n + " >= " + U + "(stubjit_lp.count[" + n + "])";
     }

@@ -9,13 +9,11 @@ extern const char* const prelude_header_texts[];
 
 namespace {
 
-bool has_field_view(const StubRequest& request) {
-  for (const Param& p : request.kernel->signature)
-    if (p.kind == ParamKind::field && p.rank > 0) return true;
+bool names_any(std::string_view text, const std::vector<std::string_view>& names) {
+  for (std::string_view name : names)
+    if (text.find(name) != std::string_view::npos) return true;
   return false;
 }
-
-bool never(const StubRequest&) { return false; }
 
 // A backslash, blanks, then a newline: a line splice (compilers accept blanks between
 // the two, with a warning), which can join the halves of a name.
@@ -58,23 +56,24 @@ const std::string& prelude_fingerprint_text() {
 // reads the headers and fails when a declaration is missing here.
 const std::vector<OptionalPreludeHeader>& optional_prelude_headers() {
   static const std::vector<OptionalPreludeHeader> headers = {
-      {"view.h", {"View", "trailing_view", "offset_view", "STUBJIT_VIEW_H"}, &has_field_view},
+      {"index.h",
+       {"div_ceil", "loop_len", "logical_index", "wrapping_product", "raise", "flatten",
+        "spread_linear", "mul_high", "fast_divide", "fast_divmod", "Index", "STUBJIT_INDEX_H"}},
+      {"view.h", {"View", "trailing_view", "offset_view", "STUBJIT_VIEW_H"}},
       {"atomic.h",
-       {"atomic_add", "atomic_add_float", "STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS", "STUBJIT_ATOMIC_H"},
-       &never},
+       {"atomic_add", "atomic_add_float", "STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS", "STUBJIT_ATOMIC_H"}},
   };
   return headers;
 }
 
 bool text_may_name(std::string_view text, const std::vector<std::string_view>& names) {
-  for (std::string_view name : names)
-    if (text.find(name) != std::string_view::npos) return true;
+  if (names_any(text, names)) return true;
   for (std::string_view unseen : {"##", "%:%:", "\\u", "\\U", "include", "import", "embed"})
     if (text.find(unseen) != std::string_view::npos) return true;
   return has_line_splice(text);
 }
 
-std::vector<PreludeHeader> prelude_for(const StubRequest& request) {
+std::vector<PreludeHeader> prelude_for(const StubRequest& request, std::string_view stub_code) {
   // What a compiler option may define (-D) or bring in (-include) reaches the user's
   // code too: the options are read with it.
   std::string user_text = request.kernel->body + "\n" + request.kernel->helpers;
@@ -84,7 +83,8 @@ std::vector<PreludeHeader> prelude_for(const StubRequest& request) {
     bool include = true;
     for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
       if (optional.name == header.name) {
-        include = optional.stub_needs(request) || text_may_name(user_text, optional.names);
+        // The stub's own code is the generator's: it names what it uses, in full.
+        include = names_any(stub_code, optional.names) || text_may_name(user_text, optional.names);
       }
     }
     if (include) chosen.push_back(header);

@@ -1,9 +1,10 @@
 // The device-side prelude (kernels/stubjit/*.h), embedded at build time one header
 // per string, and the choice of the headers one stub includes.
 //
-// A stub includes the headers its own code uses (config.h, index.h, slot.h, launch.h:
-// every stub) and an optional header (view.h, atomic.h) only when the stub or its user
-// code may use it. Whether user code may use a header is a conservative text scan: a
+// A stub includes config.h, slot.h and launch.h always, and an optional header
+// (index.h, view.h, atomic.h) only when its own code names something the header
+// declares (the generator writes what it uses in full) or its user code may use it.
+// Whether user code may use a header is a conservative text scan: a
 // header is included when the body, the helpers or a compiler option contains one of
 // the names it declares anywhere (inside another identifier, a comment or a literal
 // too), and whenever the text could name something the scan cannot see (token
@@ -11,7 +12,8 @@
 // still costs the compiler its parse (bench/results/cuda.md has the shares).
 //
 // The choice is a function of the request alone (kernel, signature, bindings, compiler
-// options), all of which are in the stub's identity; the generator fingerprint hashes
+// options: the stub's own code is generated from it), all of which are in the stub's
+// identity; the generator fingerprint hashes
 // every header, so a changed header changes every key.
 #pragma once
 
@@ -34,12 +36,10 @@ const std::vector<PreludeHeader>& prelude_headers();
 // The names and texts of every header, in order: what the generator fingerprint hashes.
 const std::string& prelude_fingerprint_text();
 
-// An optional header: the names user code would use it by, and whether the stub's own
-// code needs it for a request.
+// An optional header and every name it declares: what code would use it by.
 struct OptionalPreludeHeader {
   std::string_view name;
   std::vector<std::string_view> names;
-  bool (*stub_needs)(const StubRequest&);
 };
 const std::vector<OptionalPreludeHeader>& optional_prelude_headers();
 
@@ -48,7 +48,9 @@ const std::vector<OptionalPreludeHeader>& optional_prelude_headers();
 // \u or \U, an include, import or embed).
 bool text_may_name(std::string_view text, const std::vector<std::string_view>& names);
 
-// The headers a stub for `request` includes, in prelude order.
-std::vector<PreludeHeader> prelude_for(const StubRequest& request);
+// The headers a stub for `request` includes, in prelude order. `stub_code` is the
+// stub's own code (everything the generator writes but the prelude and the user's
+// code); the user's code is read from the request.
+std::vector<PreludeHeader> prelude_for(const StubRequest& request, std::string_view stub_code);
 
 }  // namespace stubjit::detail

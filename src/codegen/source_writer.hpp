@@ -9,6 +9,11 @@ namespace stubjit::detail {
 
 class SourceWriter {
  public:
+  SourceWriter() = default;
+  // A writer whose text will follow `lines_before` lines written elsewhere: its
+  // numbering continues after them.
+  explicit SourceWriter(std::size_t lines_before) : line_(lines_before) {}
+
   // Appends text verbatim.
   void raw(std::string_view text) {
     text_.append(text);
@@ -35,6 +40,7 @@ class SourceWriter {
   // The 1-based number of the line the next character goes on.
   std::size_t next_line() const { return line_ + 1; }
   std::size_t size() const { return text_.size(); }
+  std::string_view text() const { return text_; }
   std::string take() { return std::move(text_); }
 
  private:

@@ -67,8 +67,9 @@ std::string entry_name(const std::string& kernel, Mode mode, int rank);
 // never reused. Bump generator_version when generated code changes for the same
 // inputs (4: a stub includes only the prelude headers it needs; 5: CPU stubs run blocks
 // of rows; 6: GPU stubs take grid and group extents from LaunchParams and raise spread
-// positions with the host's divisors).
-inline constexpr int generator_version = 6;
+// positions with the host's divisors; 7: index.h only where the stub's own code uses
+// it, and GPU direct stubs write their positions out).
+inline constexpr int generator_version = 7;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

@@ -318,15 +318,25 @@ GeneratedStub generate_stub(const StubRequest& request) {
   if (request.index_bits != 64 && !dialect.supports_index32()) {
     throw Error(std::string("the ") + dialect.name() + " dialect generates 64-bit indices only");
   }
-  SourceWriter out;
-  StubContext context(request, out);
   GeneratedStub stub;
-  stub.entry = context.entry();
+  stub.entry = entry_name(request.kernel->name, request.mode, request.rank);
   stub.file_name = stub.entry + dialect.file_extension();
+
+  // The stub's own code first, after the three lines of its header comment (whose
+  // last line names the prelude): the prelude is chosen by what this code names.
+  constexpr std::size_t header_lines = 3;
+  SourceWriter code(header_lines);
+  StubContext context(request, code);
+  dialect.emit_preamble(context);
+  emit_user_declaration(context, dialect);
+  emit_args_struct(context);
+  dialect.emit_entry(context);
+  const std::vector<PreludeHeader> prelude = prelude_for(request, code.text());
+  emit_user_code(context, dialect, stub.file_name);
 
   // Diagnostics name the prelude "stubjit_prelude.h" and count the stub's lines from
   // its own first line, whatever the prelude's length.
-  const std::vector<PreludeHeader> prelude = prelude_for(request);
+  SourceWriter out;
   out.restart_numbering("stubjit_prelude.h");
   std::string prelude_names;
   for (const PreludeHeader& header : prelude) {
@@ -346,11 +356,7 @@ GeneratedStub generate_stub(const StubRequest& request) {
                (request.dense ? ", dense" : ""));
   out.line(0, "// bindings: " + describe_bindings(request));
   out.line(0, "// prelude:" + prelude_names);
-  dialect.emit_preamble(context);
-  emit_user_declaration(context, dialect);
-  emit_args_struct(context);
-  dialect.emit_entry(context);
-  emit_user_code(context, dialect, stub.file_name);
+  out.raw(code.take());
   stub.source = out.take();
   check_user_code(*request.kernel, UserCodeRules{request.quoted_includes}, stub.source);
   return stub;

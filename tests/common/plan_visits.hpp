@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "stubjit/index.h"
+#include "stubjit/launch.h"
 #include "stubjit/plan.hpp"
 
 namespace stubjit::test {
@@ -101,8 +102,9 @@ inline Visits enumerate_visits(const Domain& domain, const Plan& plan) {
                   for (int p = 0; p < 3; ++p) {
                     const std::size_t k = static_cast<std::size_t>(p);
                     if (p < rank) {
-                      const u64 q = direct_position(static_cast<u64>(dispatch.origin[k]), group[p],
-                                                    plan.block[k], thread[p]);
+                      // As a direct GPU stub computes it (gpu_dialect.cpp).
+                      const u64 q = static_cast<u64>(dispatch.origin[k]) +
+                                    group[p] * plan.block[k] + thread[p];
                       inside = inside &&
                                q < static_cast<u64>(counts[static_cast<std::size_t>(rank - 1 - p)]);
                       position[static_cast<std::size_t>(rank - 1 - p)] = static_cast<i64>(q);

@@ -277,7 +277,8 @@ std::vector<std::string> header_names(const std::vector<PreludeHeader>& headers)
   return names;
 }
 
-const std::vector<std::string> always = {"config.h", "index.h", "slot.h", "launch.h"};
+// What every stub includes.
+const std::vector<std::string> always = {"config.h", "slot.h", "launch.h"};
 
 std::vector<std::string> with(std::vector<std::string> names,
                               const std::vector<std::string>& more) {
@@ -292,8 +293,29 @@ std::vector<std::string> with(std::vector<std::string> names,
   return ordered;
 }
 
+// The headers the stub names on its "// prelude:" line, after checking that they are
+// the headers the prelude holds, in order.
+std::vector<std::string> included_headers(const GeneratedStub& stub) {
+  const std::string marker = "\n// prelude:";
+  const std::size_t at = stub.source.find(marker, stub.stub_offset);
+  EXPECT_NE(at, std::string::npos);
+  std::istringstream line(
+      stub.source.substr(at + marker.size(), stub.source.find('\n', at + 1) - at - marker.size()));
+  std::vector<std::string> names;
+  std::string expected_prelude = "#line 1 \"stubjit_prelude.h\"\n";
+  for (std::string name; line >> name;) {
+    names.push_back(name);
+    for (const PreludeHeader& header : prelude_headers())
+      if (header.name == name) expected_prelude += std::string(header.text);
+  }
+  EXPECT_EQ(stub.source.substr(0, stub.stub_offset), expected_prelude);
+  return names;
+}
+
+// The headers of a direct rank-1 stub of `kernel` whose fields are projected, dense (a
+// GPU stub that needs nothing from index.h) or not.
 std::vector<std::string> chosen_for(const KernelSource& kernel, const std::string& emitter = "cuda",
-                                    std::vector<std::string> options = {}) {
+                                    std::vector<std::string> options = {}, bool dense = true) {
   std::vector<Binding> bindings;
   for (const Param& p : kernel.signature)
     bindings.push_back(p.kind == ParamKind::index    ? Binding::index
@@ -301,7 +323,8 @@ std::vector<std::string> chosen_for(const KernelSource& kernel, const std::strin
                                                      : Binding::projection);
   StubRequest r = request(kernel, emitter, Mode::direct, 1, bindings);
   r.compiler_options = std::move(options);
-  return header_names(prelude_for(r));
+  r.dense = dense && emitter != "cpp";
+  return included_headers(generate_stub(r));
 }
 
 KernelSource with_body(std::string body, std::string helpers = "") {
@@ -322,8 +345,11 @@ TEST(Prelude, HeadersAreEmbeddedInDependencyOrder) {
 
 TEST(Prelude, AStubWithoutViewsOrAtomicsGetsOnlyWhatItsOwnCodeUses) {
   EXPECT_EQ(chosen_for(saxpy()), always);
-  EXPECT_EQ(chosen_for(saxpy(), "cpp"), always);
   EXPECT_EQ(chosen_for(saxpy(), "hip"), always);
+  // Logical indices from first and step, CPU loops: index.h.
+  EXPECT_EQ(chosen_for(saxpy(), "cuda", {}, false), with(always, {"index.h"}));
+  EXPECT_EQ(chosen_for(saxpy(), "hip", {}, false), with(always, {"index.h"}));
+  EXPECT_EQ(chosen_for(saxpy(), "cpp"), with(always, {"index.h"}));
   const GeneratedStub stub =
       generate_stub(request(saxpy(), "cuda", Mode::direct, 1,
                             {Binding::scalar, Binding::projection, Binding::projection}));
@@ -335,8 +361,37 @@ TEST(Prelude, AStubWithoutViewsOrAtomicsGetsOnlyWhatItsOwnCodeUses) {
             std::string::npos);
 }
 
+TEST(Prelude, IndexHeaderComesWithWhatTheStubComputesOrItsNames) {
+  // A dense direct GPU stub writes its positions out: no index.h ...
+  const KernelSource dense_saxpy = saxpy();
+  for (const char* emitter : {"cuda", "hip"}) {
+    StubRequest r = request(dense_saxpy, emitter, Mode::direct, 3,
+                            {Binding::scalar, Binding::projection, Binding::projection}, 32);
+    r.dense = true;
+    EXPECT_EQ(included_headers(generate_stub(r)), always) << emitter;
+    // ... nor in a multi-dispatch (origins added),
+    r.mode = Mode::multi;
+    EXPECT_EQ(included_headers(generate_stub(r)), always) << emitter;
+    // but a spread stub raises its flat position with index.h's divisions,
+    r.mode = Mode::spread;
+    r.rank = 5;
+    EXPECT_EQ(included_headers(generate_stub(r)), with(always, {"index.h"})) << emitter;
+  }
+  // a kernel taking its index gets stubjit::Index,
+  EXPECT_EQ(chosen_for(indexed()), with(always, {"index.h", "view.h"}));
+  // and user code that may name something of index.h gets it.
+  for (const char* name :
+       {"div_ceil", "loop_len", "logical_index", "wrapping_product", "raise", "flatten",
+        "spread_linear", "mul_high", "fast_divide", "fast_divmod", "Index", "STUBJIT_INDEX_H"})
+    EXPECT_EQ(chosen_for(with_body("total += x;", std::string("// uses ") + name)),
+              with(always, {"index.h"}))
+        << name;
+}
+
 TEST(Prelude, ViewHeaderComesWithAFieldOfRankOneOrMoreOrItsNames) {
-  EXPECT_EQ(chosen_for(indexed()), with(always, {"view.h"}));  // table is a rank-1 field
+  const KernelSource row_field = {
+      "k", {in<double>("row", 1), inout<double>("total")}, "total += row(0);", "", {}};
+  EXPECT_EQ(chosen_for(row_field), with(always, {"view.h"}));
   EXPECT_EQ(chosen_for(with_body("total += x;")), always);
   for (const char* name : {"View", "trailing_view", "offset_view", "STUBJIT_VIEW_H"})
     EXPECT_EQ(chosen_for(with_body("total += x;", std::string("// uses ") + name)),
@@ -363,7 +418,7 @@ TEST(Prelude, AtomicHeaderComesExactlyWhenUserCodeMayNameIt) {
 }
 
 TEST(Prelude, EveryOptionalHeaderComesWhenTheScanCannotTell) {
-  const std::vector<std::string> all = with(always, {"view.h", "atomic.h"});
+  const std::vector<std::string> all = with(always, {"index.h", "view.h", "atomic.h"});
   // Names formed by pasting (## and its digraph), split by a line splice (also with
   // blanks before the newline) or spelled with universal character names.
   EXPECT_EQ(chosen_for(with_body("P(atomic_, add)(total, x);", "#define P(a, b) a##b")), all);
@@ -398,7 +453,7 @@ TEST(Prelude, OptionalPreludeHeadersListEveryNameTheyDeclare) {
   const std::regex declaration(
       R"(^#define ([A-Za-z_]\w*)|^(?:struct|class) ([A-Za-z_]\w*)|)"
       R"(^(?:STUBJIT_HD|__device__ __forceinline__|inline)\s+[\w:<>, &*]+?\s+([A-Za-z_]\w*)\()");
-  ASSERT_EQ(optional_prelude_headers().size(), 2u);
+  ASSERT_EQ(optional_prelude_headers().size(), 3u);
   for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
     const auto header =
         std::find_if(prelude_headers().begin(), prelude_headers().end(),

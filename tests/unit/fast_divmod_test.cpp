@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stubjit/index.h"
+#include "stubjit/launch.h"
 
 namespace stubjit {
 namespace {
