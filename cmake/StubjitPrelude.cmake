@@ -8,7 +8,6 @@ get_filename_component(_stubjit_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(STUBJIT_PRELUDE_HEADERS
     ${_stubjit_root}/kernels/stubjit/config.h
     ${_stubjit_root}/kernels/stubjit/index.h
-    ${_stubjit_root}/kernels/stubjit/slot.h
     ${_stubjit_root}/kernels/stubjit/view.h
     ${_stubjit_root}/kernels/stubjit/launch.h
     ${_stubjit_root}/kernels/stubjit/atomic.h)

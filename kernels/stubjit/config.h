@@ -1,9 +1,9 @@
 // stubjit device-side prelude: portable qualifiers and integer types.
 //
 // These headers are embedded into the library at build time, one string each, and
-// prepended to generated stubs in the order config.h, index.h, slot.h, view.h,
-// launch.h, atomic.h (lines that include one another are dropped when embedding).
-// Every stub gets config.h, slot.h and launch.h; index.h, view.h and atomic.h only
+// prepended to generated stubs in the order config.h, index.h, view.h, launch.h,
+// atomic.h (lines that include one another are dropped when embedding).
+// Every stub gets config.h and launch.h; index.h, view.h and atomic.h only
 // when the stub's own code uses them or its user code may (src/codegen/prelude.cpp).
 // They compile as plain C++17 on the host (Clang, GCC), under NVRTC and under hipRTC,
 // so they use no standard headers.
@@ -48,15 +48,15 @@ struct unsigned_of<i64> {
   using type = u64;
 };
 
-// Checks one slot of a stub's packed-argument struct against the host's layout:
-// its offset where the compiler can tell (NVRTC has no offsetof) and its size. Slots
-// are whole multiples of 8 bytes, so sizes that add up to the struct's size (which
-// every stub checks too) leave no room for padding and pin the offsets as well.
+// Checks one member of a stub's packed-argument struct against the host's layout:
+// its offset where the compiler can tell (NVRTC has no offsetof) and its size. Every
+// member is 8-byte aligned (scalars alignas(8)) and the members of a slot fill it, so
+// the struct's size (which every stub checks too) pins the offsets as well.
 #if defined(__CUDACC_RTC__)
-#define STUBJIT_CHECK_SLOT(type, member, offset, size) \
+#define STUBJIT_CHECK_MEMBER(type, member, offset, size) \
   static_assert(sizeof(type::member) == (size), "stubjit: argument layout mismatch")
 #else
-#define STUBJIT_CHECK_SLOT(type, member, offset, size)                                          \
+#define STUBJIT_CHECK_MEMBER(type, member, offset, size)                                        \
   static_assert(__builtin_offsetof(type, member) == (offset) && sizeof(type::member) == (size), \
                 "stubjit: argument layout mismatch")
 #endif

@@ -7,7 +7,6 @@
 #define STUBJIT_VIEW_H
 
 #include "stubjit/config.h"
-#include "stubjit/slot.h"
 
 namespace stubjit {
 
@@ -36,15 +35,17 @@ struct View {
   }
 };
 
-// View over the trailing R dimensions of a slot, starting at `base` (already
-// offset by any projected leading dimensions).
-template <class T, int R, class I, int SlotRank>
-STUBJIT_HD View<T, R, I> trailing_view(T* base, const FieldSlot<T, SlotRank>& slot) {
+// View over the trailing R of a field's dimensions (its extents and strides as the
+// host packed them), starting at `base` (already offset by any projected leading
+// dimensions).
+template <class T, int R, class I, int FieldRank>
+STUBJIT_HD View<T, R, I> trailing_view(T* base, const i64 (&extent)[FieldRank],
+                                       const i64 (&stride)[FieldRank]) {
   View<T, R, I> view;
   view.data = base;
   for (int d = 0; d < R; ++d) {
-    view.extent_[d] = I(slot.extent[SlotRank - R + d]);
-    view.stride_[d] = I(slot.stride[SlotRank - R + d]);
+    view.extent_[d] = I(extent[FieldRank - R + d]);
+    view.stride_[d] = I(stride[FieldRank - R + d]);
   }
   return view;
 }

@@ -1,7 +1,8 @@
 // The packed argument block: one 8-byte-aligned slot per non-index parameter, in
-// signature order. Its layout is the host side of the contract whose device side is
-// FieldSlot/ScalarSlot in kernels/stubjit/view.h; generated stubs static_assert
-// the offsets computed here.
+// signature order: a scalar's value in the low bytes of 8, or a field's data pointer,
+// then its extents and strides in elements (8 bytes each). Its layout is the host side
+// of the contract whose device side is each stub's stubjit_args_t
+// (codegen/stub_writer.cpp), which static_asserts the offsets and sizes computed here.
 #pragma once
 
 #include <cstddef>

@@ -1,7 +1,7 @@
 // The device-side prelude (kernels/stubjit/*.h), embedded at build time one header
 // per string, and the choice of the headers one stub includes.
 //
-// A stub includes config.h, slot.h and launch.h always, and an optional header
+// A stub includes config.h and launch.h always, and an optional header
 // (index.h, view.h, atomic.h) only when its own code names something the header
 // declares (the generator writes what it uses in full) or its user code may use it.
 // Whether user code may use a header is a conservative text scan: a

@@ -68,8 +68,9 @@ std::string entry_name(const std::string& kernel, Mode mode, int rank);
 // inputs (4: a stub includes only the prelude headers it needs; 5: CPU stubs run blocks
 // of rows; 6: GPU stubs take grid and group extents from LaunchParams and raise spread
 // positions with the host's divisors; 7: index.h only where the stub's own code uses
-// it, and GPU direct stubs write their positions out).
-inline constexpr int generator_version = 7;
+// it, and GPU direct stubs write their positions out; 8: the argument struct's members
+// are plain, slot.h is gone).
+inline constexpr int generator_version = 8;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

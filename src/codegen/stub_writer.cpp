@@ -1,6 +1,7 @@
 // The dialect-independent part of every stub: prelude, user code with #line mapping,
 // the packed-argument struct, and the projection + call of one activity.
 #include <string>
+#include <vector>
 
 #include "bind/arg_layout.hpp"
 #include "codegen/dialect.hpp"
@@ -8,6 +9,7 @@
 #include "codegen/stub_request.hpp"
 #include "codegen/user_code_check.hpp"
 #include "stubjit/error.hpp"
+#include "stubjit/types.hpp"
 #include "support/hash.hpp"
 
 namespace stubjit::detail {
@@ -32,6 +34,12 @@ const char* c_type(ElementType type) {
 std::string element_type(const Param& param) {
   return std::string(param.access == Access::read_only ? "const " : "") + c_type(param.type);
 }
+
+// The packed-argument struct's members: a scalar is the parameter's name; a field is
+// its name (the data pointer), then its extents and strides (user names cannot begin
+// with "stubjit", so these cannot meet another parameter's).
+std::string extent_member(const Param& param) { return "stubjit_" + param.name + "_extent"; }
+std::string stride_member(const Param& param) { return "stubjit_" + param.name + "_stride"; }
 
 bool has_index_param(const Signature& signature) {
   for (const Param& p : signature)
@@ -98,21 +106,23 @@ void StubContext::emit_argument_locals(int indent) const {
     const Param& p = signature[i];
     const Binding binding = request_.bindings[i];
     const std::string local = argument_local(p);
-    const std::string slot = "stubjit_args." + p.name;
+    const std::string member = "stubjit_args." + p.name;
     if (binding == Binding::index) continue;
     if (binding == Binding::scalar) {
       out_.line(indent,
-                std::string("const ") + c_type(p.type) + " " + local + " = " + slot + ".value;");
+                std::string("const ") + c_type(p.type) + " " + local + " = " + member + ";");
       continue;
     }
-    out_.line(indent, element_type(p) + "* STUBJIT_RESTRICT " + local + " = " + slot + ".data;");
+    out_.line(indent, element_type(p) + "* STUBJIT_RESTRICT " + local + " = " + member + ";");
+    const std::string extents = "stubjit_args." + extent_member(p);
+    const std::string strides = "stubjit_args." + stride_member(p);
     if (binding == Binding::projection) {
       // Dense: the innermost stride is 1.
       const int strided = request_.dense ? rank() - 1 : rank();
       for (int d = 0; d < strided; ++d) {
         const std::string n = std::to_string(d);
-        out_.line(indent, "const " + I + " " + local + "_s" + n + " = " + I + "(" + slot +
-                              ".stride[" + n + "]);");
+        out_.line(indent, "const " + I + " " + local + "_s" + n + " = " + I + "(" + strides + "[" +
+                              n + "]);");
       }
     }
     if (p.rank > 0) {
@@ -120,7 +130,7 @@ void StubContext::emit_argument_locals(int indent) const {
       out_.line(indent, "const stubjit::View<" + element_type(p) + ", " + std::to_string(p.rank) +
                             ", " + I + "> " + local + view + " = stubjit::trailing_view<" +
                             element_type(p) + ", " + std::to_string(p.rank) + ", " + I + ">(" +
-                            local + ", " + slot + ");");
+                            local + ", " + extents + ", " + strides + ");");
     }
   }
 }
@@ -257,6 +267,11 @@ void emit_user_code(const StubContext& context, const DialectEmitter& dialect,
   out.line(0, "}  // namespace stubjit_user");
 }
 
+// The packed arguments (bind/arg_layout.hpp): per parameter an 8-byte scalar slot
+// (the value, alignas(8) so that each scalar has a slot of its own) or a field's data
+// pointer, extents and strides, as plain members rather than a template per slot (a
+// template instantiated per parameter is compile time a GPU stub pays on every cold
+// compile). Every member is checked against the host's offsets and sizes.
 void emit_args_struct(const StubContext& context) {
   SourceWriter& out = context.out();
   const StubRequest& request = context.request();
@@ -264,35 +279,43 @@ void emit_args_struct(const StubContext& context) {
   const ArgLayout layout = arg_layout(signature, request.bindings, request.rank);
   out.line(0, "// The packed arguments; the host computes the same layout.");
   out.line(0, "struct stubjit_args_t {");
-  bool any = false;
+  std::vector<std::string> checks;
+  const auto check = [&](const std::string& member, std::size_t offset, std::size_t size) {
+    checks.push_back("STUBJIT_CHECK_MEMBER(stubjit_args_t, " + member + ", " +
+                     std::to_string(offset) + ", " + std::to_string(size) + ");");
+  };
   for (std::size_t i = 0; i < signature.size(); ++i) {
     const Param& p = signature[i];
+    const std::size_t offset = layout.offset[i];
     switch (request.bindings[i]) {
       case Binding::index:
         continue;
       case Binding::scalar:
-        out.line(1, std::string("stubjit::ScalarSlot<") + c_type(p.type) + "> " + p.name + ";");
+        out.line(1, std::string("alignas(8) ") + c_type(p.type) + " " + p.name + ";");
+        check(p.name, offset, size_of(p.type));
         break;
       case Binding::broadcast:
-      case Binding::projection:
-        out.line(1, "stubjit::FieldSlot<" + element_type(p) + ", " +
-                        std::to_string(actual_rank(p, request.bindings[i], request.rank)) + "> " +
-                        p.name + ";");
+      case Binding::projection: {
+        const int rank = actual_rank(p, request.bindings[i], request.rank);
+        out.line(1, element_type(p) + "* " + p.name + ";");
+        check(p.name, offset, 8);
+        if (rank > 0) {
+          const std::string r = std::to_string(rank);
+          out.line(1, "stubjit::i64 " + extent_member(p) + "[" + r + "];");
+          out.line(1, "stubjit::i64 " + stride_member(p) + "[" + r + "];");
+          const std::size_t bytes = 8 * static_cast<std::size_t>(rank);
+          check(extent_member(p), offset + 8, bytes);
+          check(stride_member(p), offset + 8 + bytes, bytes);
+        }
         break;
+      }
     }
-    any = true;
   }
-  if (!any) out.line(1, "stubjit::i64 stubjit_unused;");
+  if (checks.empty()) out.line(1, "stubjit::i64 stubjit_unused;");
   out.line(0, "};");
   out.line(0, "static_assert(sizeof(stubjit_args_t) == " + std::to_string(layout.size) +
                   ", \"stubjit: argument layout mismatch\");");
-  for (std::size_t i = 0; i < signature.size(); ++i) {
-    if (request.bindings[i] == Binding::index) continue;
-    out.line(0, "STUBJIT_CHECK_SLOT(stubjit_args_t, " + signature[i].name + ", " +
-                    std::to_string(layout.offset[i]) + ", " +
-                    std::to_string(slot_size(signature[i], request.bindings[i], request.rank)) +
-                    ");");
-  }
+  for (const std::string& line : checks) out.line(0, line);
   out.raw("\n");
 }
 

@@ -244,21 +244,36 @@ TEST(NvrtcCompile, StubsWithOnlySomePreludeHeadersCompile) {
     std::vector<std::string> options;
     std::string prelude;
     std::vector<Binding> bindings = {};  // empty: those of stub_cases.hpp
+    Mode mode = Mode::spread;
+    bool dense = false;
   };
   const std::vector<Case> cases = {
-      {test::sum_kernel(), {}, "// prelude: config.h index.h slot.h launch.h atomic.h"},
-      {test::row_sum_kernel(), {}, "// prelude: config.h index.h slot.h view.h launch.h"},
-      {test::saxpy_kernel(), {}, "// prelude: config.h index.h slot.h launch.h"},
+      {test::sum_kernel(), {}, "// prelude: config.h index.h launch.h atomic.h"},
+      {test::row_sum_kernel(), {}, "// prelude: config.h index.h view.h launch.h"},
+      {test::saxpy_kernel(), {}, "// prelude: config.h index.h launch.h"},
       // The atomic reaches the body through a compiler option's macro.
       {KernelSource{
            "option_sum", {in<float>("x"), inout<float>("total")}, "ADD(total, x);", "", {}},
        {"-DADD(a,b)=stubjit::atomic_add(a,b)"},
-       "// prelude: config.h index.h slot.h launch.h atomic.h",
+       "// prelude: config.h index.h launch.h atomic.h",
        {Binding::projection, Binding::broadcast}},
+      // A dense direct stub writes its positions out: no index.h; with a view, view.h.
+      {test::saxpy_kernel(), {}, "// prelude: config.h launch.h", {}, Mode::direct, true},
+      {KernelSource{"dense_row",
+                    {in<double>("row", 1), inout<double>("total")},
+                    "total += row(0) + row.extent(0);",
+                    "",
+                    {}},
+       {},
+       "// prelude: config.h view.h launch.h",
+       {Binding::projection, Binding::projection},
+       Mode::direct,
+       true},
   };
   for (const Case& c : cases) {
-    StubRequest request = test::cuda_request(c.kernel, {Mode::spread, 2}, 32, c.bindings);
+    StubRequest request = test::cuda_request(c.kernel, {c.mode, 2}, 32, c.bindings);
     request.compiler_options = c.options;
+    request.dense = c.dense;
     const GeneratedStub stub = generate_stub(request);
     EXPECT_EQ(prelude_line(stub), c.prelude) << c.kernel.name;
     Binary binary;
@@ -279,7 +294,7 @@ TEST(NvrtcCompile, StubsWithOnlySomePreludeHeadersCompile) {
                             "total = undefined_name;"};
   const GeneratedStub stub = generate_stub(
       test::cuda_request(broken, {Mode::direct, 1}, 32, {Binding::projection, Binding::broadcast}));
-  EXPECT_EQ(prelude_line(stub), "// prelude: config.h index.h slot.h launch.h atomic.h");
+  EXPECT_EQ(prelude_line(stub), "// prelude: config.h index.h launch.h atomic.h");
   try {
     compile(compiler, stub, broken.name);
     ADD_FAILURE() << "compiled a body that uses an undefined name";

@@ -403,8 +403,10 @@ TEST_F(Cli, DumpStubWritesGpuDialectsWithoutADevice) {
   EXPECT_NE(source.find("extern \"C\" __global__ void __launch_bounds__(STUBJIT_MAX_GROUP_THREADS) "
                         "stubjit_row_sum_spread_r4("),
             std::string::npos);
-  EXPECT_NE(source.find("stubjit::FieldSlot<const stubjit::i32, 1> table;"), std::string::npos);
-  EXPECT_NE(source.find("stubjit::FieldSlot<const double, 5> row;"), std::string::npos);
+  EXPECT_NE(source.find("  const stubjit::i32* table;\n  stubjit::i64 stubjit_table_extent[1];\n"),
+            std::string::npos);
+  EXPECT_NE(source.find("  const double* row;\n  stubjit::i64 stubjit_row_extent[5];\n"),
+            std::string::npos);
   EXPECT_NE(source.find("index i32"), std::string::npos);
   EXPECT_NE(source.find("#define STUBJIT_WARP_SIZE 32\n"), std::string::npos);
   EXPECT_EQ(cuda["warp_size"], 32);

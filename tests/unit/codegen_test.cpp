@@ -240,11 +240,35 @@ TEST(Codegen, ArgumentLayoutIsAssertedInTheStub) {
       generate_stub(request(k, "cpp", Mode::direct, 2,
                             {Binding::scalar, Binding::projection, Binding::projection}))
           .source;
-  // scalar 8 bytes; each rank-2 field slot 8 + 2*16.
+  // A scalar's slot is 8 bytes (a float in its low 4); a rank-2 field's is its data
+  // pointer, 2 extents and 2 strides: 8 + 2*16.
+  EXPECT_NE(s.find("  alignas(8) float a;\n  const float* x;\n  stubjit::i64 stubjit_x_extent[2];\n"
+                   "  stubjit::i64 stubjit_x_stride[2];\n  float* y;\n"),
+            std::string::npos);
   EXPECT_NE(s.find("sizeof(stubjit_args_t) == 88"), std::string::npos);
-  EXPECT_NE(s.find("STUBJIT_CHECK_SLOT(stubjit_args_t, a, 0, 8);"), std::string::npos);
-  EXPECT_NE(s.find("STUBJIT_CHECK_SLOT(stubjit_args_t, x, 8, 40);"), std::string::npos);
-  EXPECT_NE(s.find("STUBJIT_CHECK_SLOT(stubjit_args_t, y, 48, 40);"), std::string::npos);
+  for (const char* check :
+       {"(stubjit_args_t, a, 0, 4);", "(stubjit_args_t, x, 8, 8);",
+        "(stubjit_args_t, stubjit_x_extent, 16, 16);",
+        "(stubjit_args_t, stubjit_x_stride, 32, 16);", "(stubjit_args_t, y, 48, 8);",
+        "(stubjit_args_t, stubjit_y_extent, 56, 16);",
+        "(stubjit_args_t, stubjit_y_stride, 72, 16);"})
+    EXPECT_NE(s.find(std::string("\nSTUBJIT_CHECK_MEMBER") + check), std::string::npos) << check;
+}
+
+// Scalars narrower than 8 bytes side by side still take a slot each, as the host packs
+// them, and a field of rank 0 is its data pointer alone.
+TEST(Codegen, NarrowScalarsTakeASlotEach) {
+  const KernelSource k = {
+      "k", {scalar<float>("a"), scalar<std::int32_t>("b"), inout<float>("y")}, "y = a + b;"};
+  const std::string s =
+      generate_stub(request(k, "cpp", Mode::direct, 1,
+                            {Binding::scalar, Binding::scalar, Binding::broadcast}))
+          .source;
+  EXPECT_NE(s.find("  alignas(8) float a;\n  alignas(8) stubjit::i32 b;\n  float* y;\n};\n"),
+            std::string::npos);
+  EXPECT_NE(s.find("sizeof(stubjit_args_t) == 24"), std::string::npos);
+  EXPECT_NE(s.find("\nSTUBJIT_CHECK_MEMBER(stubjit_args_t, b, 8, 4);"), std::string::npos);
+  EXPECT_NE(s.find("\nSTUBJIT_CHECK_MEMBER(stubjit_args_t, y, 16, 8);"), std::string::npos);
 }
 
 TEST(Codegen, GpuEntryHasLaunchBoundsAndReadOnlyRestrict) {
@@ -278,7 +302,7 @@ std::vector<std::string> header_names(const std::vector<PreludeHeader>& headers)
 }
 
 // What every stub includes.
-const std::vector<std::string> always = {"config.h", "slot.h", "launch.h"};
+const std::vector<std::string> always = {"config.h", "launch.h"};
 
 std::vector<std::string> with(std::vector<std::string> names,
                               const std::vector<std::string>& more) {
@@ -333,8 +357,7 @@ KernelSource with_body(std::string body, std::string helpers = "") {
 
 TEST(Prelude, HeadersAreEmbeddedInDependencyOrder) {
   EXPECT_EQ(header_names(prelude_headers()),
-            (std::vector<std::string>{"config.h", "index.h", "slot.h", "view.h", "launch.h",
-                                      "atomic.h"}));
+            (std::vector<std::string>{"config.h", "index.h", "view.h", "launch.h", "atomic.h"}));
   for (const PreludeHeader& header : prelude_headers()) {
     EXPECT_EQ(header.text.rfind("// ---- stubjit/" + std::string(header.name) + " ----\n", 0), 0u);
     // Includes of one another are dropped: the order stands for them.
@@ -356,9 +379,8 @@ TEST(Prelude, AStubWithoutViewsOrAtomicsGetsOnlyWhatItsOwnCodeUses) {
   const std::string prelude = stub.source.substr(0, stub.stub_offset);
   EXPECT_EQ(prelude.find("STUBJIT_VIEW_H"), std::string::npos);
   EXPECT_EQ(prelude.find("STUBJIT_ATOMIC_H"), std::string::npos);
-  EXPECT_NE(prelude.find("STUBJIT_SLOT_H"), std::string::npos);
-  EXPECT_NE(stub_part(stub).find("// prelude: config.h index.h slot.h launch.h\n"),
-            std::string::npos);
+  EXPECT_NE(prelude.find("STUBJIT_LAUNCH_H"), std::string::npos);
+  EXPECT_NE(stub_part(stub).find("// prelude: config.h index.h launch.h\n"), std::string::npos);
 }
 
 TEST(Prelude, IndexHeaderComesWithWhatTheStubComputesOrItsNames) {
