@@ -12,8 +12,10 @@
 //   ColdCompile ... OverHandWritten (no GPU needed): the same stubjit side against raw
 //     NVRTC on the kernel a CUDA programmer would write by hand for the same case (own
 //     index computation and bounds check, same body), contiguous arrays (third
-//     argument 0) or the stub's generality of one stride per dimension (1). Target
-//     <= 1.05 on the contiguous one (issue #9, part 5).
+//     argument 0) or the stub's generality of one stride per dimension (1), compiled
+//     with the architecture option alone (fourth argument 0) or with -minimal too, as
+//     stubjit compiles these stubs (1). Target <= 1.05 on the contiguous one (issue
+//     #9, part 5).
 //   HotLaunch (GPU): launch of a cached stub over one element against cuLaunchKernel
 //     of the same CUBIN with pre-packed parameters (target: <= 0.3 us more).
 //   Saxpy (GPU): 2^28 floats in each mode against a hand-written CUDA kernel compiled
@@ -136,9 +138,9 @@ void BM_ColdCompile_StubjitOverRawNvrtc(benchmark::State& state) {
     return;
   }
   const ColdCase c = cold_case(*runtime, state.range(0));
-  // The options the CUDA backend passes (nvrtc_compiler.cpp).
-  const std::vector<std::string> options = {"--gpu-architecture=sm_90", "-std=c++17",
-                                            "-default-device"};
+  const detail::NvrtcCompiler backend_compiler(
+      nvrtc, detail::CudaTarget{detail::parse_cuda_arch("sm_90")});
+  bool minimal = false;
   std::vector<double> stubjit_ms, raw_ms;
   std::int64_t iteration = 0;
   for (auto _ : state) {
@@ -148,6 +150,12 @@ void BM_ColdCompile_StubjitOverRawNvrtc(benchmark::State& state) {
     const std::string source = probe.stub_source(c.domain, c.args);
     const std::string name = "stubjit_" + cold.name + "_" + name_of(probe.plan(c.domain).mode) +
                              "_r" + std::to_string(c.domain.rank()) + ".cu";
+    // The options the CUDA backend passes for this source (nvrtc_compiler.cpp: -minimal
+    // where the user's code allows it).
+    const std::vector<std::string> no_user_options;
+    const detail::CompileJob job{source, name, name, cold.name, no_user_options};
+    const std::vector<std::string> options = backend_compiler.options(job);
+    minimal = backend_compiler.compiles_minimal_first(job);
     const auto time_stubjit = [&] {
       const auto start = Clock::now();
       try {
@@ -176,7 +184,8 @@ void BM_ColdCompile_StubjitOverRawNvrtc(benchmark::State& state) {
     state.SkipWithError("an entry was not written to the disk cache");
     return;
   }
-  state.SetLabel(case_label(*runtime, c) + (disk_cache ? ", disk cache on" : ", disk cache off"));
+  state.SetLabel(case_label(*runtime, c) + (disk_cache ? ", disk cache on" : ", disk cache off") +
+                 (minimal ? ", both -minimal" : ""));
   state.counters["stubjit_ms"] = median(stubjit_ms);
   state.counters["raw_nvrtc_ms"] = median(raw_ms);
   state.counters["ratio"] = median(stubjit_ms) / median(raw_ms);
@@ -265,7 +274,15 @@ void BM_ColdCompile_StubjitOverHandWritten(benchmark::State& state) {
     return;
   }
   const ColdCase c = cold_case(*runtime, state.range(0));
-  const std::vector<std::string> hand_options = {"--gpu-architecture=sm_90"};
+  // Fourth argument 1: the hand-written kernel with NVRTC's -minimal too, as the
+  // backend compiles these stubs where the NVRTC has it (nvrtc_compiler.hpp).
+  const bool hand_minimal = state.range(3) != 0;
+  if (hand_minimal && !(nvrtc->major > 12 || (nvrtc->major == 12 && nvrtc->minor >= 4))) {
+    state.SkipWithError("NVRTC before 12.4 has no -minimal");
+    return;
+  }
+  std::vector<std::string> hand_options = {"--gpu-architecture=sm_90"};
+  if (hand_minimal) hand_options.push_back("-minimal");
   std::vector<double> stubjit_ms, hand_ms;
   std::int64_t iteration = 0;
   for (auto _ : state) {
@@ -300,18 +317,21 @@ void BM_ColdCompile_StubjitOverHandWritten(benchmark::State& state) {
   }
   state.SetLabel(case_label(*runtime, c) +
                  (strided ? " vs hand-written strided" : " vs hand-written contiguous") +
+                 (hand_minimal ? " -minimal" : "") +
                  (disk_cache ? ", disk cache on" : ", disk cache off"));
   state.counters["stubjit_ms"] = median(stubjit_ms);
   state.counters["hand_nvrtc_ms"] = median(hand_ms);
   state.counters["ratio"] = median(stubjit_ms) / median(hand_ms);
 }
 BENCHMARK(BM_ColdCompile_StubjitOverHandWritten)
-    ->Args({0, 0, 0})
-    ->Args({1, 0, 0})
-    ->Args({0, 1, 0})
-    ->Args({1, 1, 0})
-    ->Args({0, 0, 1})
-    ->Args({1, 0, 1})
+    ->Args({0, 0, 0, 0})
+    ->Args({1, 0, 0, 0})
+    ->Args({0, 1, 0, 0})
+    ->Args({1, 1, 0, 0})
+    ->Args({0, 0, 1, 0})
+    ->Args({1, 0, 1, 0})
+    ->Args({0, 0, 0, 1})
+    ->Args({1, 0, 0, 1})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

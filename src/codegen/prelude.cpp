@@ -15,19 +15,6 @@ bool names_any(std::string_view text, const std::vector<std::string_view>& names
   return false;
 }
 
-// A backslash, blanks, then a newline: a line splice (compilers accept blanks between
-// the two, with a warning), which can join the halves of a name.
-bool has_line_splice(std::string_view text) {
-  for (std::size_t at = text.find('\\'); at != std::string_view::npos;
-       at = text.find('\\', at + 1)) {
-    std::size_t next = at + 1;
-    while (next < text.size() && (text[next] == ' ' || text[next] == '\t' || text[next] == '\r'))
-      ++next;
-    if (next < text.size() && text[next] == '\n') return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 const std::vector<PreludeHeader>& prelude_headers() {
@@ -64,13 +51,6 @@ const std::vector<OptionalPreludeHeader>& optional_prelude_headers() {
        {"atomic_add", "atomic_add_float", "STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS", "STUBJIT_ATOMIC_H"}},
   };
   return headers;
-}
-
-bool text_may_name(std::string_view text, const std::vector<std::string_view>& names) {
-  if (names_any(text, names)) return true;
-  for (std::string_view unseen : {"##", "%:%:", "\\u", "\\U", "include", "import", "embed"})
-    if (text.find(unseen) != std::string_view::npos) return true;
-  return has_line_splice(text);
 }
 
 std::vector<PreludeHeader> prelude_for(const StubRequest& request, std::string_view stub_code) {

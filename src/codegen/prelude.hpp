@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "codegen/stub_request.hpp"
+#include "support/name_scan.hpp"
 
 namespace stubjit::detail {
 
@@ -42,11 +43,6 @@ struct OptionalPreludeHeader {
   std::vector<std::string_view> names;
 };
 const std::vector<OptionalPreludeHeader>& optional_prelude_headers();
-
-// Whether `text` may name one of `names`: one of them occurs anywhere in it, or it
-// could form or bring in a name without spelling it (## or %:%:, a backslash-newline,
-// \u or \U, an include, import or embed).
-bool text_may_name(std::string_view text, const std::vector<std::string_view>& names);
 
 // The headers a stub for `request` includes, in prelude order. `stub_code` is the
 // stub's own code (everything the generator writes but the prelude and the user's

@@ -306,6 +306,110 @@ TEST(NvrtcCompile, StubsWithOnlySomePreludeHeadersCompile) {
   }
 }
 
+// NVRTC's -minimal (nvrtc_compiler.hpp): first where the user's code cannot name what
+// it leaves out, and never a change to what a stub compiles to.
+NvrtcCompiler minimal_compiler(MinimalFirst minimal, bool ptx = false) {
+  return NvrtcCompiler(test::nvrtc_for_tests().library, CudaTarget{parse_cuda_arch("sm_90"), ptx},
+                       minimal);
+}
+
+bool nvrtc_has_minimal() {
+  const NvrtcLibrary& library = *test::nvrtc_for_tests().library;
+  return library.major > 12 || (library.major == 12 && library.minor >= 4);
+}
+
+bool minimal_first(const KernelSource& kernel, const std::vector<std::string>& options = {}) {
+  const GeneratedStub stub = generate_stub(
+      test::cuda_request(kernel, {Mode::direct, 1}, 32, {Binding::projection, Binding::broadcast}));
+  const NvrtcCompiler compiler = minimal_compiler(MinimalFirst::when_user_code_allows);
+  const CompileJob job{stub.source, stub.file_name, stub.entry, kernel.name, options};
+  const std::vector<std::string> first = compiler.options(job);
+  EXPECT_EQ(std::count(first.begin(), first.end(), "-minimal"),
+            compiler.compiles_minimal_first(job) ? 1 : 0);
+  return compiler.compiles_minimal_first(job);
+}
+
+KernelSource sum_with(std::string body, std::string helpers = "") {
+  return {"k", {in<double>("x"), inout<double>("total")}, std::move(body), std::move(helpers), {}};
+}
+
+TEST(NvrtcMinimal, ComesFirstUnlessTheUserCodeMayNameWhatItLeavesOut) {
+  REQUIRE_NVRTC();
+  if (!nvrtc_has_minimal()) GTEST_SKIP() << "NVRTC before 12.4 has no -minimal";
+  // The prelude names __CUDA_ARCH__ and __CUDACC_RTC__; only the user's code counts.
+  EXPECT_TRUE(minimal_first(sum_with("total += x;")));
+  EXPECT_TRUE(minimal_first(sum_with("stubjit::atomic_add(total, x);")));
+  for (const char* body :
+       {"cudaError_t e = cudaSuccess; (void)e; total += x;", "total += CUDART_VERSION;",
+        "total += tex1Dfetch<float>(t, 0);", "surf2Dwrite(x, s, 0, 0);", "child<<<1, 1>>>(x);",
+        "/* Cuda */ total += x;", "P(cu, da)(total);"})
+    EXPECT_FALSE(minimal_first(sum_with(body, "#define P(a, b) a##b"))) << body;
+  EXPECT_FALSE(minimal_first(sum_with("total += x;", "// uses cudaStream_t")));
+  EXPECT_FALSE(minimal_first(sum_with("total += x;", "#include <cuda_fp16.h>")));
+  EXPECT_FALSE(minimal_first(sum_with("total += X;"), {"-DX=cudaSuccess"}));
+  EXPECT_FALSE(minimal_first(sum_with("total += x;"), {"-include", "mine.h"}));
+  // A kernel named after what -minimal leaves out is read too.
+  KernelSource named = sum_with("total += x;");
+  named.name = "texture_sum";
+  EXPECT_FALSE(minimal_first(named));
+}
+
+TEST(NvrtcMinimal, ChangesNothingInWhatAStubCompilesTo) {
+  REQUIRE_NVRTC();
+  if (!nvrtc_has_minimal()) GTEST_SKIP() << "NVRTC before 12.4 has no -minimal";
+  const NvrtcCompiler minimal = minimal_compiler(MinimalFirst::when_user_code_allows, true);
+  const NvrtcCompiler plain = minimal_compiler(MinimalFirst::never, true);
+  int compared = 0;
+  for (const KernelSource& kernel : test::all_kernels()) {
+    for (const test::ModeRank at : {test::ModeRank{Mode::direct, 1}, test::ModeRank{Mode::multi, 3},
+                                    test::ModeRank{Mode::spread, 5}}) {
+      const GeneratedStub stub = generate_stub(test::cuda_request(kernel, at, 32));
+      const CompileJob job{stub.source, stub.file_name, stub.entry, kernel.name, {}};
+      if (!minimal.compiles_minimal_first(job)) continue;
+      ++compared;
+      EXPECT_EQ(minimal.compile(job).bytes, plain.compile(job).bytes) << stub.entry;
+    }
+  }
+  EXPECT_GE(compared, 6);
+}
+
+TEST(NvrtcMinimal, ACodeThatNeedsWhatItLeavesOutIsCompiledAgainWithout) {
+  REQUIRE_NVRTC();
+  if (!nvrtc_has_minimal()) GTEST_SKIP() << "NVRTC before 12.4 has no -minimal";
+  const NvrtcCompiler always = minimal_compiler(MinimalFirst::always);
+  const KernelSource runtime_types =
+      sum_with("cudaError_t e = cudaSuccess;\ntotal += x + (double)e;");
+  const GeneratedStub stub = generate_stub(test::cuda_request(
+      runtime_types, {Mode::direct, 1}, 32, {Binding::projection, Binding::broadcast}));
+  // It does not compile with -minimal ...
+  const std::vector<std::string> with_minimal = {"-minimal"};
+  EXPECT_THROW(minimal_compiler(MinimalFirst::never)
+                   .compile({stub.source, stub.file_name, stub.entry, "k", with_minimal}),
+               CompileError);
+  // ... but does through the fallback.
+  Binary binary;
+  try {
+    binary = compile(always, stub, "k");
+  } catch (const CompileError& error) {
+    FAIL() << error.log();
+  }
+  const auto elf = test::read_elf(binary.bytes);
+  ASSERT_TRUE(elf);
+  EXPECT_TRUE(elf->defines(stub.entry));
+  // A body that compiles neither way reports the error of the compile without.
+  const KernelSource broken = sum_with("total += x;\ntotal += undefined_name;");
+  const GeneratedStub bad = generate_stub(
+      test::cuda_request(broken, {Mode::direct, 1}, 32, {Binding::projection, Binding::broadcast}));
+  try {
+    compile(always, bad, "k");
+    ADD_FAILURE() << "compiled a body that uses an undefined name";
+  } catch (const CompileError& error) {
+    EXPECT_NE(error.log().find("k.body:2:10: error: identifier \"undefined_name\" is undefined"),
+              std::string::npos)
+        << error.log();
+  }
+}
+
 TEST(NvrtcLibrary, ReportsItsVersionAndArchitectures) {
   REQUIRE_NVRTC();
   const NvrtcLibrary& library = *test::nvrtc_for_tests().library;

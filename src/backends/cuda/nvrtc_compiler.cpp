@@ -1,8 +1,11 @@
 #include "backends/cuda/nvrtc_compiler.hpp"
 
+#include <cctype>
+
 #include "backends/cuda/nvrtc_log.hpp"
 #include "stubjit/error.hpp"
 #include "support/log.hpp"
+#include "support/name_scan.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -44,16 +47,49 @@ std::vector<char> program_output(const NvrtcLibrary& nvrtc, cuda::nvrtcProgram p
 
 }  // namespace
 
-NvrtcCompiler::NvrtcCompiler(std::shared_ptr<const NvrtcLibrary> nvrtc, CudaTarget target)
-    : nvrtc_(std::move(nvrtc)), target_(std::move(target)) {}
+NvrtcCompiler::NvrtcCompiler(std::shared_ptr<const NvrtcLibrary> nvrtc, CudaTarget target,
+                             MinimalFirst minimal)
+    : nvrtc_(std::move(nvrtc)), target_(std::move(target)), minimal_(minimal) {}
 
-std::vector<std::string> NvrtcCompiler::options(const CompileJob& job) const {
+bool NvrtcCompiler::compiles_minimal_first(const CompileJob& job) const {
+  if (minimal_ == MinimalFirst::never) return false;
+  if (nvrtc_->major < 12 || (nvrtc_->major == 12 && nvrtc_->minor < 4)) return false;
+  if (minimal_ == MinimalFirst::always) return true;
+  // The user's code is the last part of a stub, from its helpers or its body, each
+  // after a #line that names it (codegen/stub_writer.cpp). Not found: the whole
+  // source, whose prelude names __CUDA_ARCH__, so no -minimal.
+  const std::size_t user_code = job.source.find("#line 1 \"" + job.kernel + ".");
+  std::string text = job.source.substr(user_code == std::string::npos ? 0 : user_code);
+  for (const std::string& option : job.options) text += "\n" + option;
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return !text_may_name(text, {"cuda", "tex", "surf", "<<<"});
+}
+
+std::vector<std::string> NvrtcCompiler::options(const CompileJob& job, bool minimal) const {
   std::vector<std::string> options = {target_.nvrtc_option(), "-std=c++17", "-default-device"};
+  if (minimal) options.push_back("-minimal");
   options.insert(options.end(), job.options.begin(), job.options.end());
   return options;
 }
 
+std::vector<std::string> NvrtcCompiler::options(const CompileJob& job) const {
+  return options(job, compiles_minimal_first(job));
+}
+
 Binary NvrtcCompiler::compile(const CompileJob& job) const {
+  if (compiles_minimal_first(job)) {
+    try {
+      return compile(job, options(job, true));
+    } catch (const CompileError& error) {
+      logger().debug("{} did not compile with -minimal; compiling it again without:\n{}",
+                     job.file_name, error.log());
+    }
+  }
+  return compile(job, options(job, false));
+}
+
+Binary NvrtcCompiler::compile(const CompileJob& job,
+                              const std::vector<std::string>& strings) const {
   const NvrtcLibrary& nvrtc = *nvrtc_;
   cuda::nvrtcProgram program = nullptr;
   if (const cuda::nvrtcResult r = nvrtc.create_program(&program, job.source.c_str(),
@@ -62,7 +98,6 @@ Binary NvrtcCompiler::compile(const CompileJob& job) const {
     throw BackendError("nvrtcCreateProgram failed for " + job.file_name + ": " + nvrtc.describe(r));
   }
   ProgramGuard guard(nvrtc, program);
-  const std::vector<std::string> strings = options(job);
   std::vector<const char*> pointers;
   pointers.reserve(strings.size());
   for (const std::string& option : strings) pointers.push_back(option.c_str());
