@@ -50,8 +50,9 @@ struct unsigned_of<i64> {
 
 // Checks one member of a stub's packed-argument struct against the host's layout:
 // its offset where the compiler can tell (NVRTC has no offsetof) and its size. Every
-// member is 8-byte aligned (scalars alignas(8)) and the members of a slot fill it, so
-// the struct's size (which every stub checks too) pins the offsets as well.
+// member is 8-byte aligned (a scalar alignas(8), which pads one of 4 bytes to its
+// 8-byte slot) and a field's members are whole 8-byte words, so the struct's size
+// (which every stub checks too) pins the offsets as well.
 #if defined(__CUDACC_RTC__)
 #define STUBJIT_CHECK_MEMBER(type, member, offset, size) \
   static_assert(sizeof(type::member) == (size), "stubjit: argument layout mismatch")
