@@ -64,15 +64,10 @@ bool implausible(const StoredEntry& entry, std::int64_t now) {
 
 EntryScan scan_entries(const std::string& root) { return entries_of(scan_layout(root)); }
 
-std::string lock_path_of(const std::string& entry_path) {
-  const std::size_t suffix = std::string(entry_suffix).size();
-  return entry_path.substr(0, entry_path.size() - suffix) + lock_suffix;
-}
-
 bool remove_entry(const std::string& root, const std::string& directory, const std::string& stem) {
   const std::optional<LayoutDirectory> folder = LayoutDirectory::open(root, directory);
   if (!folder || !folder->remove_file(stem + entry_suffix)) return false;
-  folder->remove_file(stem + lock_suffix);  // may not exist
+  folder->remove_file(stem + lock_suffix);  // an older stubjit's lock file, if any
   return true;
 }
 

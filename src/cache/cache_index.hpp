@@ -30,15 +30,12 @@ struct EntryScan {
 // cannot be read are skipped and reported, the others still scanned.
 EntryScan scan_entries(const std::string& root);
 
-// Path of the compile lock that belongs to an entry file.
-std::string lock_path_of(const std::string& entry_path);
-
-// Removes the entry <root>/<directory>/<stem>.bin and its compile lock, through
+// Removes the entry <root>/<directory>/<stem>.bin, and the compile lock file
+// <stem>.lock that stubjit kept beside each entry before <root>/.build.lock, through
 // descriptors (layout_directory.hpp): never through a link, never another user's file.
-// The lock only spares duplicate compiles: a process that holds or waits on the
-// removed lock file keeps its descriptor, and one that comes later creates a new lock
-// file, so at worst the stub is compiled once more, and either compile publishes the
-// same entry atomically.
+// An older process that holds or waits on such a removed lock file keeps its
+// descriptor, and one that comes later creates a new lock file, so at worst the stub is
+// compiled once more, and either compile publishes the same entry atomically.
 bool remove_entry(const std::string& root, const std::string& directory, const std::string& stem);
 
 struct EvictionResult {

@@ -153,6 +153,17 @@ bool is_entry_name(std::string_view name) { return is_hash_name(name, entry_suff
 
 bool is_lock_name(std::string_view name) { return is_hash_name(name, lock_suffix); }
 
+std::uint64_t build_lock_byte(std::string_view entry_stem) {
+  // The stem is a hash: its digits spread the keys evenly, and two keys that share a
+  // byte only wait for each other's compile.
+  std::uint64_t byte = 0;
+  for (char c : entry_stem.substr(0, 15)) {
+    const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+    byte = byte * 16 + std::uint64_t(digit);
+  }
+  return byte;
+}
+
 bool is_temporary_name(std::string_view name) {
   // publish_file: temporary_prefix + "<32 hex>.bin" + "." + mkstemp's 6 characters.
   const std::string_view prefix = temporary_prefix;

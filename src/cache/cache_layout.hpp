@@ -3,9 +3,13 @@
 // `stubjit cache verify --remove` only ever touch what this recognises, so a root
 // that also holds other files (a mistaken STUBJIT_CACHE_DIR=$HOME) loses none of them.
 //
+//   <root>/.build.lock                                                  the compile locks
 //   <root>/<backend>/<target>/<mode>-r<rank>/<32 hex>.bin               an entry
-//   <root>/<backend>/<target>/<mode>-r<rank>/<32 hex>.lock              its compile lock
 //   <root>/<backend>/<target>/<mode>-r<rank>/.tmp-<32 hex>.bin.XXXXXX   a write under way
+//   <root>/<backend>/<target>/<mode>-r<rank>/<32 hex>.lock              an entry's compile
+//                                                                       lock, as stubjit
+//                                                                       wrote them before
+//                                                                       .build.lock
 #pragma once
 
 #include <cstdint>
@@ -17,9 +21,14 @@ namespace stubjit::detail {
 
 inline constexpr const char* entry_suffix = ".bin";
 inline constexpr const char* lock_suffix = ".lock";
+// One file for every key's compile lock: the lock of the key named <32 hex> is the
+// byte at offset build_lock_byte(<32 hex>), so a compile creates no file to lock.
+inline constexpr const char* build_lock_name = ".build.lock";
+// The number in an entry name's first 15 hex digits (below 2^60).
+std::uint64_t build_lock_byte(std::string_view entry_stem);
 
 bool is_entry_name(std::string_view name);      // <32 lowercase hex>.bin
-bool is_lock_name(std::string_view name);       // <32 lowercase hex>.lock
+bool is_lock_name(std::string_view name);       // <32 lowercase hex>.lock (older stubjit)
 bool is_temporary_name(std::string_view name);  // .tmp-<32 hex>.bin.<6 letters or digits>
 // A <backend> or <target> directory name, as path_component() writes them.
 bool is_name_component(std::string_view name);

@@ -127,8 +127,8 @@ void DiskCache::reject(const DiskKey& key, const std::string& why) {
 
 FileLock DiskCache::lock(const DiskKey& key) {
   if (!prepare_directory(key).empty()) return FileLock();
-  FileLock lock(settings_.root + "/" + key.directory + "/" + key.name + lock_suffix,
-                settings_.lock_timeout);
+  FileLock lock = FileLock::on_byte(settings_.root + "/" + build_lock_name,
+                                    build_lock_byte(key.name), settings_.lock_timeout);
   if (!lock.held()) logger().info("compiling without the disk-cache lock: {}", lock.problem());
   return lock;
 }

@@ -39,8 +39,9 @@ class DiskCache {
   // For a verified entry the backend would not load: reports it like a bad entry.
   void reject(const DiskKey& key, const std::string& why);
 
-  // The cross-process compile lock of a key (see FileLock); not held when the key's
-  // directory is unusable or the timeout passed.
+  // The cross-process compile lock of a key: its byte of <root>/.build.lock (see
+  // FileLock); not held when the key's directory or the lock file is unusable, or the
+  // timeout passed.
   FileLock lock(const DiskKey& key);
 
   // Publishes an entry atomically (replacing any previous one), then counts it and

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,22 +13,57 @@
 
 namespace stubjit::detail {
 
-FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+namespace {
+
+// Locks the whole file (byte < 0) or one byte of it, without waiting.
+bool try_lock(int fd, std::int64_t byte) {
+  if (byte < 0) return ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  struct flock range {};
+  range.l_type = F_WRLCK;
+  range.l_whence = SEEK_SET;
+  range.l_start = static_cast<off_t>(byte);
+  range.l_len = 1;
+  return ::fcntl(fd, F_OFD_SETLK, &range) == 0;
+}
+
+bool held_by_another(int error) {
+  return error == EWOULDBLOCK || error == EAGAIN || error == EACCES;
+}
+
+}  // namespace
+
+FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout)
+    : FileLock(path, timeout, -1) {}
+
+FileLock FileLock::on_byte(const std::string& path, std::uint64_t byte,
+                           std::chrono::milliseconds timeout) {
+  return FileLock(path, timeout, static_cast<std::int64_t>(byte & ((std::uint64_t(1) << 62) - 1)));
+}
+
+FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout, std::int64_t byte) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) {
     problem_ = "cannot open " + path + ": " + std::strerror(errno);
     return;
   }
-  // flock has no timed wait: poll with a growing pause (1 ms up to 25 ms), short
+  // Only a regular file of the user's: a FIFO or device planted under the name is
+  // neither locked nor written (the eviction lock writes its size record).
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid()) {
+    problem_ = "cannot lock " + path + ": not a regular file of the user's";
+    ::close(fd);
+    return;
+  }
+  // Neither lock has a timed wait: poll with a growing pause (1 ms up to 25 ms), short
   // against a compile, cheap while another process compiles.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto pause = std::chrono::milliseconds(1);
   while (true) {
-    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+    if (try_lock(fd, byte)) {
       fd_ = fd;
       return;
     }
-    if (errno != EWOULDBLOCK && errno != EINTR) {
+    if (!held_by_another(errno) && errno != EINTR) {
       problem_ = "cannot lock " + path + ": " + std::strerror(errno);
       break;
     }
@@ -61,7 +97,8 @@ FileLock::~FileLock() { release(); }
 
 void FileLock::release() noexcept {
   if (fd_ < 0) return;
-  ::flock(fd_, LOCK_UN);
+  // Both kinds belong to the open file description, which this descriptor alone holds
+  // (O_CLOEXEC, never duplicated): closing it releases the lock.
   ::close(fd_);
   fd_ = -1;
 }

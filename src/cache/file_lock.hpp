@@ -1,9 +1,13 @@
-// A per-key advisory lock between processes (flock on a lock file beside the entry),
-// taken with a timeout. It only avoids duplicate compiles: entries are published by
-// rename and verified on load, so nothing depends on holding it.
+// An advisory lock between processes, taken with a timeout: a whole file (flock; the
+// eviction lock), or one byte of a file shared by many locks (an open file description
+// lock, fcntl F_OFD_SETLK; the compile locks, one byte per key in <root>/.build.lock,
+// so a compile creates no file for its lock). The compile locks only avoid duplicate
+// compiles: entries are published by rename and verified on load, so nothing depends
+// on holding them.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 
 namespace stubjit::detail {
@@ -14,6 +18,12 @@ class FileLock {
   // Waits up to `timeout` for an exclusive lock on `path` (created 0600 if missing).
   // held() tells whether it was had; a lock that could not be had is no error.
   FileLock(const std::string& path, std::chrono::milliseconds timeout);
+  // Waits up to `timeout` for an exclusive lock on byte `byte` (its low 62 bits) of `path`
+  // (created 0600 if missing). Each such lock opens the file anew: locks are per open
+  // file description, so two of them exclude each other within one process as
+  // between processes, and releasing one leaves the others.
+  static FileLock on_byte(const std::string& path, std::uint64_t byte,
+                          std::chrono::milliseconds timeout);
   FileLock(FileLock&& other) noexcept;
   FileLock& operator=(FileLock&& other) noexcept;
   FileLock(const FileLock&) = delete;
@@ -22,7 +32,8 @@ class FileLock {
 
   bool held() const noexcept { return fd_ >= 0; }
   // The locked file, open for reading and writing (-1 when not held): the eviction
-  // lock keeps the cache's size record in it.
+  // lock keeps the cache's size record in it. A file that is not a regular file of
+  // the user's is never locked (not held, with a problem).
   int descriptor() const noexcept { return fd_; }
   // Why the lock was not had ("" when held).
   const std::string& problem() const noexcept { return problem_; }
@@ -31,6 +42,8 @@ class FileLock {
   bool timed_out() const noexcept { return timed_out_; }
 
  private:
+  // byte < 0: the whole file.
+  FileLock(const std::string& path, std::chrono::milliseconds timeout, std::int64_t byte);
   void release() noexcept;
   int fd_ = -1;
   std::string problem_;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -227,6 +228,52 @@ TEST(FileLock, ExcludesAndTimesOut) {
   first = FileLock();  // released
   FileLock third(path, std::chrono::milliseconds(0));
   EXPECT_TRUE(third.held());
+}
+
+// Compile locks are bytes of one file: a byte excludes only the same byte, within one
+// process as between processes (each lock is its own open file description).
+TEST(FileLock, AByteExcludesOnlyItself) {
+  TempDir dir;
+  const std::string path = dir / ".build.lock";
+  FileLock first = FileLock::on_byte(path, 5, std::chrono::milliseconds(0));
+  ASSERT_TRUE(first.held()) << first.problem();
+  const auto start = std::chrono::steady_clock::now();
+  const FileLock same = FileLock::on_byte(path, 5, std::chrono::milliseconds(60));
+  EXPECT_FALSE(same.held());
+  EXPECT_TRUE(same.timed_out());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(60));
+  const FileLock next = FileLock::on_byte(path, 6, std::chrono::milliseconds(0));
+  EXPECT_TRUE(next.held()) << next.problem();
+  const FileLock far =
+      FileLock::on_byte(path, (std::uint64_t(1) << 60) - 1, std::chrono::milliseconds(0));
+  EXPECT_TRUE(far.held()) << far.problem();
+  EXPECT_EQ(std::filesystem::file_size(path), 0u);  // locks write nothing
+  EXPECT_EQ(mode_of(path), 0600u);
+  first = FileLock();  // released: the byte can be had again, the others stay held
+  EXPECT_TRUE(FileLock::on_byte(path, 5, std::chrono::milliseconds(0)).held());
+  EXPECT_FALSE(FileLock::on_byte(path, 6, std::chrono::milliseconds(0)).held());
+}
+
+// Only a regular file of the user's is locked: a planted link is not followed (its
+// target is never created), a FIFO is not used.
+TEST(FileLock, RefusesWhatIsNotARegularFile) {
+  TempDir dir;
+  ASSERT_EQ(::symlink((dir / "target").c_str(), (dir / "link.lock").c_str()), 0);
+  for (const FileLock& lock :
+       {FileLock(dir / "link.lock", std::chrono::milliseconds(0)),
+        FileLock::on_byte(dir / "link.lock", 1, std::chrono::milliseconds(0))}) {
+    EXPECT_FALSE(lock.held());
+    EXPECT_FALSE(lock.timed_out());
+    EXPECT_NE(lock.problem().find("cannot open"), std::string::npos) << lock.problem();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "target"));
+  ASSERT_EQ(::mkfifo((dir / "fifo.lock").c_str(), 0600), 0);
+  for (const FileLock& lock :
+       {FileLock(dir / "fifo.lock", std::chrono::milliseconds(0)),
+        FileLock::on_byte(dir / "fifo.lock", 1, std::chrono::milliseconds(0))}) {
+    EXPECT_FALSE(lock.held());
+    EXPECT_NE(lock.problem().find("not a regular file"), std::string::npos) << lock.problem();
+  }
 }
 
 TEST(FileLock, UnopenableLockIsNoError) {
@@ -614,6 +661,47 @@ TEST(DiskCache, StoreThenLoad) {
   const DiskCache::Lookup lookup = cache->load(key);
   ASSERT_EQ(lookup.found, DiskCache::Found::hit);
   EXPECT_EQ(lookup.binary.bytes, std::vector<char>(64, 'a'));
+}
+
+// A key's compile lock is a byte of <root>/.build.lock: taking it creates no file
+// beside the entry, and it excludes another cache on the same root (another process,
+// or another runtime of this one) for that key only.
+TEST(DiskCache, CompileLockIsAByteOfOneFile) {
+  TempDir dir;
+  DiskCacheSettings settings = settings_for(dir.path());
+  settings.lock_timeout = std::chrono::milliseconds(50);
+  auto cache = DiskCache::open(settings);
+  auto other = DiskCache::open(settings);
+  ASSERT_TRUE(cache && other);
+  const DiskKey key = fake_key("k"), second = fake_key("second");
+  const FileLock held = cache->lock(key);
+  ASSERT_TRUE(held.held()) << held.problem();
+  const FileLock waited = other->lock(key);
+  EXPECT_FALSE(waited.held());
+  EXPECT_TRUE(waited.timed_out());
+  EXPECT_TRUE(other->lock(second).held());
+  // The byte, computed here from the name: its first 15 hex digits.
+  const int fd = ::open((dir / ".build.lock").c_str(), O_RDWR);
+  ASSERT_GE(fd, 0);
+  const off_t byte = static_cast<off_t>(std::stoull(key.name.substr(0, 15), nullptr, 16));
+  const auto holder_of = [fd](off_t at) {
+    struct flock range {};  // F_OFD_GETLK wants l_pid 0
+    range.l_type = F_WRLCK;
+    range.l_whence = SEEK_SET;
+    range.l_start = at;
+    range.l_len = 1;
+    EXPECT_EQ(::fcntl(fd, F_OFD_GETLK, &range), 0);
+    return range.l_type;
+  };
+  EXPECT_EQ(holder_of(byte), F_WRLCK);      // someone holds exactly that byte
+  EXPECT_EQ(holder_of(byte + 1), F_UNLCK);  // and not the next
+  EXPECT_EQ(holder_of(byte - 1), F_UNLCK);
+  ::close(fd);
+  ASSERT_TRUE(cache->store(key, fake_binary(8, 'a')));
+  std::vector<std::string> names;
+  for (const auto& item : std::filesystem::directory_iterator(dir / "cpu/target/direct-r1"))
+    names.push_back(item.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{key.name + ".bin"});
 }
 
 TEST(DiskCache, AnEntryUnderAnotherKeysNameIsRejected) {

@@ -2,7 +2,6 @@
 // unsafe or unusable directories, the off switches, the size cap, the lock timeout.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -426,11 +425,19 @@ TEST_F(DiskCacheRuntime, CompilesAnywayWhenTheLockCannotBeHad) {
     run_saxpy(writer, 1);
   }
   entry = list_disk_cache(dir_.path(), false).at(0).path;
-  const std::string lock_path = fs::path(entry).replace_extension(".lock").string();
   ASSERT_EQ(::unlink(entry.c_str()), 0);
-  const int held = ::open(lock_path.c_str(), O_RDWR | O_CREAT, 0600);
+  // The key's compile lock (docs/cache.md): the byte of <root>/.build.lock at the
+  // number in the entry name's first 15 hex digits. Held as if another process hung
+  // while compiling.
+  const int held = ::open((dir_.path() + "/.build.lock").c_str(), O_RDWR);
   ASSERT_GE(held, 0);
-  ASSERT_EQ(::flock(held, LOCK_EX), 0);  // as if another process hung while compiling
+  struct flock byte {};
+  byte.l_type = F_WRLCK;
+  byte.l_whence = SEEK_SET;
+  byte.l_start =
+      static_cast<off_t>(std::stoull(fs::path(entry).stem().string().substr(0, 15), nullptr, 16));
+  byte.l_len = 1;
+  ASSERT_EQ(::fcntl(held, F_OFD_SETLK, &byte), 0);
   ScopedEnv wait("STUBJIT_CACHE_LOCK_TIMEOUT_MS", "100");
   Runtime reader(on_disk(dir_.path()));
   run_saxpy(reader, 1);
