@@ -32,6 +32,9 @@ struct STUBJIT_API Param {
   ElementType type = ElementType::f32;
   int rank = 0;
   Access access = Access::read_only;
+  // Scalars only: the value of each launch is compiled into the stub as a constant
+  // (one stub per value; see specialized<T>).
+  bool specialized = false;
 };
 
 using Signature = std::vector<Param>;
@@ -46,6 +49,9 @@ enum class Binding : std::uint8_t { scalar, broadcast, projection, index };
 
 STUBJIT_API const char* name_of(Binding binding) noexcept;
 
+// Most specialized scalar parameters a kernel may have.
+inline constexpr std::size_t max_specialized_parameters = 8;
+
 // Largest rank of a field parameter or of a field.
 inline constexpr int max_field_rank = 8;
 // Most parameters a kernel's signature may have (a launch keeps its bindings inline).
@@ -54,6 +60,18 @@ inline constexpr std::size_t max_kernel_parameters = 128;
 template <class T>
 Param scalar(std::string name) {
   return Param{ParamKind::scalar, std::move(name), element_type_v<T>, 0, Access::read_only};
+}
+
+// A scalar whose value is compiled into the stub as a constant (floats exactly, as
+// hexadecimal literals): the compiler can then unroll a loop it bounds or fold it
+// away. Each value gets a stub of its own, compiled on its first launch and cached
+// (in memory and on disk) under that value; a kernel that runs with many values
+// compiles as many stubs. The body sees an ordinary `T name`.
+template <class T>
+Param specialized(std::string name) {
+  Param param = scalar<T>(std::move(name));
+  param.specialized = true;
+  return param;
 }
 
 template <class T>
@@ -75,7 +93,7 @@ Param inout(std::string name, int rank = 0) {
 
 STUBJIT_API Param index(std::string name);
 
-// "scalar<float> a", "field<double, 2, read_write> y", "index i".
+// "scalar<float> a", "specialized<int32> n", "field<double, 2, read_write> y", "index i".
 STUBJIT_API std::string to_string(const Param& param);
 
 }  // namespace stubjit

@@ -230,6 +230,7 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
   const DomainBounds bounds = domain.empty() ? DomainBounds{} : bounds_of(domain);
   const DomainBounds* projected_bounds = domain.empty() ? nullptr : &bounds;
   out.fits_int32 = check_int32 && domain_fits_int32(domain);
+  out.specialized_count = 0;
   // The packed block's size (the layout of arg_layout.hpp), found on the way.
   const int rank = domain.rank();
   std::size_t size = 0;
@@ -248,6 +249,9 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
             param.name, quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
       }
       out.bindings.set(i, Binding::scalar);
+      // validate_kernel_source allows at most max_specialized_parameters.
+      if (param.specialized && out.specialized_count < out.specialized.size())
+        out.specialized[out.specialized_count++] = arg.bits();
       size += 8;
       continue;
     }

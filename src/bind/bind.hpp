@@ -71,6 +71,10 @@ struct BoundArgs {
   // innermost loop that every broadcast view shares, where a stub compiles it in
   // (view_stride_to_compile); 0 otherwise.
   std::int64_t view_stride = 0;
+  // The values of the kernel's specialized scalars (Param::specialized), in signature
+  // order, as Arg::bits() holds them.
+  std::array<std::uint64_t, max_specialized_parameters> specialized{};
+  std::uint8_t specialized_count = 0;
 };
 
 // Throws ArgumentError/AliasError naming the parameter on any mismatch; `owner` is

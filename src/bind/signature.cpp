@@ -11,7 +11,8 @@ Param index(std::string name) {
 std::string to_string(const Param& param) {
   switch (param.kind) {
     case ParamKind::scalar:
-      return std::string("scalar<") + name_of(param.type) + "> " + param.name;
+      return std::string(param.specialized ? "specialized<" : "scalar<") + name_of(param.type) +
+             "> " + param.name;
     case ParamKind::field:
       return std::string("field<") + name_of(param.type) + ", rank " + std::to_string(param.rank) +
              ", " + (param.access == Access::read_write ? "read_write" : "read_only") + "> " +

@@ -63,6 +63,8 @@ std::uint64_t StubVariant::hash() const noexcept {
   for (std::uint64_t word : bindings.words()) h = mix(h, word);
   h = mix(h, specialized.count);
   for (std::size_t i = 0; i < specialized.count; ++i) h = mix(h, specialized.bits[i]);
+  h = mix(h, specialized.scalar_count);
+  for (std::size_t i = 0; i < specialized.scalar_count; ++i) h = mix(h, specialized.scalars[i]);
   std::uint64_t order = 0;
   for (std::uint8_t d : index_order) order = (order << 8) | d;
   return mix(mix(h, order), dense ? 1 : 0);
@@ -97,6 +99,12 @@ std::string key_text(const StubIdentity& identity) {
        << 'x' << v.group_shape[1] << 'x' << v.group_shape[2] << " specialized "
        << int(v.specialized.count);
   for (std::size_t i = 0; i < v.specialized.count; ++i) text << ' ' << v.specialized.bits[i];
+  // Only when there are any: the keys of other stubs stay as they were.
+  if (v.specialized.scalar_count > 0) {
+    text << " values " << int(v.specialized.scalar_count);
+    for (std::size_t i = 0; i < v.specialized.scalar_count; ++i)
+      text << ' ' << v.specialized.scalars[i];
+  }
   text << " order";
   for (int d = 0; d < v.rank; ++d) text << ' ' << int(v.index_order[std::size_t(d)]);
   if (v.dense) text << " dense";  // only when set: the keys of other stubs stay as they were

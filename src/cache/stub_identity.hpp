@@ -69,13 +69,17 @@ void seal(ToolchainIdentity& identity);
 // the stub's domain, where the toolchain compiles short rows in (TargetTraits::
 // short_row_limit); bits[1], with it: the stride along the innermost loop that the
 // launch's broadcast views share (BoundArgs::view_stride), where it is 2 to
-// stubjit::max_view_stride. No other value is set yet.
+// stubjit::max_view_stride. scalars: the launch's values of the kernel's specialized
+// scalar parameters, in signature order, each as Arg::bits() holds it.
 struct SpecializedValues {
   static constexpr std::size_t capacity = 8;
   std::array<std::uint64_t, capacity> bits{};
   std::uint8_t count = 0;
+  std::array<std::uint64_t, max_specialized_parameters> scalars{};
+  std::uint8_t scalar_count = 0;
   bool operator==(const SpecializedValues& other) const {
-    return count == other.count && bits == other.bits;
+    return count == other.count && bits == other.bits && scalar_count == other.scalar_count &&
+           scalars == other.scalars;
   }
 };
 

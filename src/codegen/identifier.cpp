@@ -91,6 +91,7 @@ void validate_kernel_source(const KernelSource& source) {
                          std::to_string(max_kernel_parameters) + " are allowed");
   }
   std::set<std::string> seen;
+  std::size_t specialized = 0;
   for (const Param& param : source.signature) {
     const std::string where = "kernel '" + source.name + "': parameter '" + param.name + "'";
     if (const std::string problem = identifier_problem(param.name); !problem.empty())
@@ -107,6 +108,13 @@ void validate_kernel_source(const KernelSource& source) {
       throw SignatureError(where + " has access " + number_of(param.access) +
                            ", which is no Access");
     if (param.name == source.name) throw SignatureError(where + " has the kernel's own name");
+    if (param.specialized && param.kind != ParamKind::scalar)
+      throw SignatureError(where + " is marked specialized; only scalar parameters can be");
+    if (param.specialized && ++specialized > max_specialized_parameters) {
+      throw SignatureError(where + " is specialized parameter " + std::to_string(specialized) +
+                           "; at most " + std::to_string(max_specialized_parameters) +
+                           " are allowed");
+    }
     switch (param.kind) {
       case ParamKind::field:
         if (param.rank < 0 || param.rank > max_field_rank)

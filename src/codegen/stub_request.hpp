@@ -39,6 +39,10 @@ struct StubRequest {
   // The GPU dialects: a dense launch (bind/dense.hpp): every logical index is its
   // position, and projected fields are read without the innermost stride.
   bool dense = false;
+  // The values of the kernel's specialized scalar parameters, in signature order, as
+  // Arg::bits() holds them: each is compiled in as a constant. Empty: the stub reads
+  // them from its arguments like any scalar (stub_source() without values).
+  std::vector<std::uint64_t> specialized_values;
   // The user's code may #include "quoted" names (the runtime has include directories).
   bool quoted_includes = false;
   // The options the stub will be compiled with (the runtime's compiler_options, part

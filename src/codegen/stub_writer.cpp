@@ -1,11 +1,13 @@
 // The dialect-independent part of every stub: prelude, user code with #line mapping,
 // the packed-argument struct, and the projection + call of one activity.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bind/arg_layout.hpp"
 #include "codegen/dialect.hpp"
 #include "codegen/prelude.hpp"
+#include "codegen/scalar_literal.hpp"
 #include "codegen/stub_request.hpp"
 #include "codegen/user_code_check.hpp"
 #include "stubjit/error.hpp"
@@ -102,6 +104,7 @@ void StubContext::emit_domain_locals(int indent) const {
 void StubContext::emit_argument_locals(int indent) const {
   const std::string I = index_type();
   const Signature& signature = request_.kernel->signature;
+  std::size_t specialized = 0;
   for (std::size_t i = 0; i < signature.size(); ++i) {
     const Param& p = signature[i];
     const Binding binding = request_.bindings[i];
@@ -109,8 +112,13 @@ void StubContext::emit_argument_locals(int indent) const {
     const std::string member = "stubjit_args." + p.name;
     if (binding == Binding::index) continue;
     if (binding == Binding::scalar) {
-      out_.line(indent,
-                std::string("const ") + c_type(p.type) + " " + local + " = " + member + ";");
+      // A specialized value is a constant of the stub (its member is still there, so
+      // the argument layout is every stub's), unless it has no literal.
+      std::optional<std::string> constant;
+      if (p.specialized && specialized < request_.specialized_values.size())
+        constant = scalar_literal(p.type, request_.specialized_values[specialized++]);
+      out_.line(indent, std::string("const ") + c_type(p.type) + " " + local + " = " +
+                            constant.value_or(member) + ";");
       continue;
     }
     out_.line(indent, element_type(p) + "* STUBJIT_RESTRICT " + local + " = " + member + ";");

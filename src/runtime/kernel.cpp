@@ -150,6 +150,8 @@ StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan&
   }
   if (traits.warp_constant) variant.warp_size = runtime.limits.warp_size;
   variant.dense = bound.dense;
+  variant.specialized.scalars = bound.specialized;
+  variant.specialized.scalar_count = bound.specialized_count;
   if (has_short_rows(kernel, run)) {
     variant.specialized.count = 1;
     variant.specialized.bits[0] = static_cast<std::uint64_t>(inner_count(run));

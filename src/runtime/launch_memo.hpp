@@ -2,9 +2,9 @@
 // launched, the domain, forced mode and bindings of the launch, and the plan and stub
 // they led to. A plan is a pure function of the domain, the forced mode and what a
 // kernel fixes (its runtime's limits and policy, its block constraints); a stub is a
-// function of those and the bindings. A launch that matches skips the planner, the
-// identity and the table probe. Per thread, so no lock and no cache line shared with
-// other threads; direct-mapped by kernel id (ids are never reused, so an entry of a
+// function of those, the bindings and the values of specialized scalars. A launch that matches
+// skips the planner, the identity and the table probe. Per thread, so no lock and no cache line
+// shared with other threads; direct-mapped by kernel id (ids are never reused, so an entry of a
 // kernel that is gone never matches again).
 #pragma once
 
@@ -28,6 +28,8 @@ struct LaunchMemo {
   bool dense = false;
   std::int64_t view_stride = 0;
   IndexOrder index_order = identity_order;
+  std::uint8_t specialized_count = 0;
+  std::array<std::uint64_t, max_specialized_parameters> specialized{};
   Plan plan;
   const KernelStubs::Record* record = nullptr;
   // Launches running from this entry on this thread: a launch made from within one of
@@ -40,8 +42,10 @@ struct LaunchMemo {
     if (kernel != kernel_id || rank != domain.rank() || forced != mode ||
         fits_int32 != bound.fits_int32 || dense != bound.dense ||
         view_stride != bound.view_stride || index_order != bound.index_order ||
-        !(bindings == bound.bindings))
+        specialized_count != bound.specialized_count || !(bindings == bound.bindings))
       return false;
+    for (std::size_t i = 0; i < specialized_count; ++i)
+      if (specialized[i] != bound.specialized[i]) return false;
     const DimRange now = domain.dims();
     for (int d = 0; d < rank; ++d) {
       const Dim& a = dims[static_cast<std::size_t>(d)];
@@ -66,6 +70,8 @@ struct LaunchMemo {
     dense = bound.dense;
     view_stride = bound.view_stride;
     index_order = bound.index_order;
+    specialized_count = bound.specialized_count;
+    specialized = bound.specialized;
     plan = chosen;
     record = stub;
     kernel = kernel_id;

@@ -88,6 +88,9 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
     request.inner_count = static_cast<std::int64_t>(variant.specialized.bits[0]);
   if (variant.specialized.count > 1)
     request.view_stride = static_cast<std::int64_t>(variant.specialized.bits[1]);
+  request.specialized_values.assign(
+      variant.specialized.scalars.begin(),
+      variant.specialized.scalars.begin() + variant.specialized.scalar_count);
   request.index_order = variant.index_order;
   request.quoted_includes = !runtime.options.include_directories.empty();
   request.compiler_options = runtime.compiler_options;

@@ -418,6 +418,33 @@ TEST_F(DiskCacheRuntime, SizeCapEvictsLeastRecentlyUsed) {
   EXPECT_EQ(later.counters().compiles, 1u);
 }
 
+// A specialized value is part of the disk key: a second process finds the stub of a
+// value the first compiled, and compiles one it did not.
+TEST_F(DiskCacheRuntime, SpecializedValuesAreKeysOfTheirOwn) {
+  const KernelSource kernel{
+      "times", {specialized<std::int32_t>("k"), inout<std::int32_t>("y")}, "y = y * k;", "", {}};
+  const auto run = [&](Runtime& runtime, std::int32_t k) {
+    Field y = runtime.allocate<std::int32_t>({8});
+    y.copy_from(std::vector<std::int32_t>(8, 5));
+    runtime.kernel(kernel).launch(Domain{8}, k, y);
+    EXPECT_EQ(y.to_vector<std::int32_t>(), std::vector<std::int32_t>(8, 5 * k)) << k;
+  };
+  {
+    Runtime first(on_disk(dir_.path()));
+    run(first, 3);
+    run(first, 4);
+    EXPECT_EQ(first.counters().disk_writes, 2u);
+  }
+  Runtime second(on_disk(dir_.path()));
+  run(second, 4);
+  run(second, 3);
+  EXPECT_EQ(second.counters().compiles, 0u);
+  EXPECT_EQ(second.counters().disk_hits, 2u);
+  run(second, 6);
+  EXPECT_EQ(second.counters().compiles, 1u);
+  EXPECT_EQ(list_disk_cache(dir_.path(), true).size(), 3u);
+}
+
 TEST_F(DiskCacheRuntime, CompilesAnywayWhenTheLockCannotBeHad) {
   std::string entry;
   {

@@ -90,6 +90,30 @@ TEST(CudaMatchesCpu, MixedTypesRank3ColumnMajor) {
   });
 }
 
+// Specialized scalars: each value compiled in, as on the CPU (a loop bound and a float).
+TEST(CudaMatchesCpu, SpecializedValues) {
+  const std::int64_t n = 4099;
+  for (std::int32_t degree : {2, 5}) {
+    expect_same<float>([&](Runtime& runtime, std::optional<Mode> mode) {
+      Kernel poly =
+          runtime.kernel({"poly",
+                          {specialized<std::int32_t>("degree"), specialized<float>("c"),
+                           in<float>("x"), inout<float>("y")},
+                          "float acc = 0.0f;\n"
+                          "for (stubjit::i32 k = 0; k <= degree; ++k) acc = acc * x + c;\n"
+                          "y = acc;",
+                          "",
+                          {}});
+      std::vector<float> xs(static_cast<std::size_t>(n));
+      for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = float(int(i % 201) - 100) / 100.0f;
+      Field x = field_with(runtime, {n}, xs);
+      Field y = field_with(runtime, {n}, std::vector<float>(static_cast<std::size_t>(n), 0.0f));
+      poly.launch(with_mode(mode), Domain{n}, degree, 0.5f, x, y);
+      return y;
+    });
+  }
+}
+
 TEST(CudaMatchesCpu, RowSumsByPartialProjection) {
   const std::int64_t rows = 1000, cols = 37;
   expect_same<double>([&](Runtime& runtime, std::optional<Mode> mode) {

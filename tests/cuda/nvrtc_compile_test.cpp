@@ -66,6 +66,39 @@ INSTANTIATE_TEST_SUITE_P(Nvrtc, EveryStub, ::testing::ValuesIn(arch_cases()),
                                   std::to_string(info.param.at.rank);
                          });
 
+// Specialized values compile as NVRTC reads them: every element type, extremes
+// included (no literal of these needs a header).
+TEST(NvrtcCompile, SpecializedValuesCompile) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90");
+  const KernelSource kernel{
+      "constants",
+      {specialized<float>("f"), specialized<double>("d"), specialized<std::int32_t>("i"),
+       specialized<std::int64_t>("l"), specialized<std::uint32_t>("u"), inout<double>("y")},
+      "y = f + d + i + (double)l + u;",
+      "",
+      {}};
+  for (const test::ModeRank at :
+       {test::ModeRank{Mode::direct, 2}, test::ModeRank{Mode::spread, 4}}) {
+    StubRequest request =
+        test::cuda_request(kernel, at, 32,
+                           {Binding::scalar, Binding::scalar, Binding::scalar, Binding::scalar,
+                            Binding::scalar, Binding::projection});
+    request.specialized_values = {0x3dcccccdu /* 0.1f */, 0x000fffffffffffffull /* a denormal */,
+                                  0x80000000u /* INT32_MIN */,
+                                  0x8000000000000000ull /* INT64_MIN */, 0xffffffffu};
+    const GeneratedStub stub = generate_stub(request);
+    ASSERT_NE(stub.source.find("(-9223372036854775807LL - 1)"), std::string::npos);
+    try {
+      const auto elf = test::read_elf(compile(compiler, stub, kernel.name).bytes);
+      ASSERT_TRUE(elf);
+      EXPECT_TRUE(elf->defines(stub.entry));
+    } catch (const CompileError& error) {
+      FAIL() << stub.entry << ":\n" << error.log();
+    }
+  }
+}
+
 TEST(NvrtcCompile, BothIndexWidthsOfOneStubCompile) {
   REQUIRE_NVRTC();
   const NvrtcCompiler compiler = compiler_for("sm_90");

@@ -125,6 +125,25 @@ TEST(HipCompile, DenseVariantsCompile) {
   }
 }
 
+// Specialized values compile as hipRTC reads them: every element type, extremes too.
+TEST(HipCompile, SpecializedValuesCompile) {
+  STUBJIT_REQUIRE_HIPRTC();
+  const HiprtcCompiler compiler("gfx90a");
+  const KernelSource kernel{
+      "constants",
+      {specialized<float>("f"), specialized<double>("d"), specialized<std::int32_t>("i"),
+       specialized<std::int64_t>("l"), specialized<std::uint32_t>("u"), inout<double>("y")},
+      "y = f + d + i + (double)l + u;",
+      "",
+      {}};
+  StubRequest request = hip_request(kernel, Mode::spread, 4, 32, "gfx90a");
+  request.specialized_values = {0x3dcccccdu, 0x000fffffffffffffull, 0x80000000u,
+                                0x8000000000000000ull, 0xffffffffu};
+  const GeneratedStub stub = generate_stub(request);
+  ASSERT_NE(stub.source.find("(-2147483647 - 1)"), std::string::npos);
+  expect_code_object(compile(compiler, stub, kernel.name), stub.entry, "gfx90a");
+}
+
 TEST(HipCompile, ErrorInTheBodyIsReportedAtTheUsersLine) {
   STUBJIT_REQUIRE_HIPRTC();
   const KernelSource kernel{"broken",

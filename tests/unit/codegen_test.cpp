@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -8,6 +10,7 @@
 
 #include "codegen/identifier.hpp"
 #include "codegen/prelude.hpp"
+#include "codegen/scalar_literal.hpp"
 #include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
 
@@ -540,6 +543,64 @@ TEST(Identifiers, KernelSourceValidation) {
   EXPECT_THROW(validate_kernel_source(shadow), SignatureError);
 
   EXPECT_NO_THROW(validate_kernel_source(saxpy()));
+}
+
+// --- specialized scalars ------------------------------------------------------------
+
+template <class T>
+std::uint64_t bits_of(T value) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof value);
+  return bits;
+}
+
+TEST(ScalarLiteral, ExactAndInEveryTypesOwnSpelling) {
+  EXPECT_EQ(scalar_literal(ElementType::f32, bits_of(1.0f)), "(0x1p+0f)");
+  EXPECT_EQ(scalar_literal(ElementType::f32, bits_of(0.1f)), "(0x1.99999ap-4f)");
+  EXPECT_EQ(scalar_literal(ElementType::f32, bits_of(-0.0f)), "(-0x0p+0f)");
+  EXPECT_EQ(scalar_literal(ElementType::f32, 1), "(0x1p-149f)");  // the least denormal
+  EXPECT_EQ(scalar_literal(ElementType::f64, bits_of(0.1)), "(0x1.999999999999ap-4)");
+  EXPECT_EQ(scalar_literal(ElementType::f64, bits_of(-2.5)), "(-0x1.4p+1)");
+  EXPECT_EQ(scalar_literal(ElementType::i32, bits_of(std::int32_t(-5))), "(-5)");
+  EXPECT_EQ(scalar_literal(ElementType::i32, 0x80000000u), "(-2147483647 - 1)");
+  EXPECT_EQ(scalar_literal(ElementType::i64, bits_of(std::int64_t(123))), "(123LL)");
+  EXPECT_EQ(scalar_literal(ElementType::i64, 0x8000000000000000ull),
+            "(-9223372036854775807LL - 1)");
+  EXPECT_EQ(scalar_literal(ElementType::u32, 0xffffffffu), "4294967295u");
+  // Only the type's own bytes count.
+  EXPECT_EQ(scalar_literal(ElementType::u32, 0xabcd00000007ull), "7u");
+  // No literal: the stub reads the value instead.
+  EXPECT_EQ(scalar_literal(ElementType::f32, 0x7f800000u), std::nullopt);            // +inf
+  EXPECT_EQ(scalar_literal(ElementType::f32, 0x7fc00000u), std::nullopt);            // NaN
+  EXPECT_EQ(scalar_literal(ElementType::f64, 0xfff0000000000000ull), std::nullopt);  // -inf
+}
+
+TEST(ScalarLiteral, AStubWithValuesHoldsThemAndOneWithoutReadsThem) {
+  const KernelSource kernel{"scaled",
+                            {specialized<double>("c"), scalar<std::int32_t>("n"),
+                             specialized<std::int32_t>("k"), inout<double>("y")},
+                            "y = c * n + k;",
+                            "",
+                            {}};
+  const std::vector<Binding> bindings = {Binding::scalar, Binding::scalar, Binding::scalar,
+                                         Binding::projection};
+  for (const char* emitter : {"cpp", "cuda", "hip"}) {
+    StubRequest r = request(kernel, emitter, Mode::direct, 1, bindings);
+    const std::string generic = generate_stub(r).source;
+    EXPECT_NE(generic.find("= stubjit_args.c;"), std::string::npos) << emitter;
+    EXPECT_NE(generic.find("= stubjit_args.k;"), std::string::npos) << emitter;
+    r.specialized_values = {bits_of(0.5), bits_of(std::int32_t(-3))};
+    const std::string source = generate_stub(r).source;
+    EXPECT_NE(source.find("const double stubjit_a1_c = (0x1p-1);"), std::string::npos)
+        << emitter << "\n"
+        << source;
+    EXPECT_NE(source.find("= (-3);"), std::string::npos) << emitter;
+    EXPECT_EQ(source.find("= stubjit_args.c;"), std::string::npos) << emitter;
+    EXPECT_EQ(source.find("= stubjit_args.k;"), std::string::npos) << emitter;
+    EXPECT_NE(source.find("= stubjit_args.n;"), std::string::npos) << emitter;  // not specialized
+    // The argument struct keeps every member: one host layout for every value.
+    EXPECT_NE(source.find(" c;"), std::string::npos) << emitter;
+  }
 }
 
 }  // namespace

@@ -93,6 +93,21 @@ TEST(StubIdentity, EveryComponentChangesTheIdentity) {
         v.specialized.count = 1;
         v.specialized.bits[0] = 4;
       },
+      [](KernelSource& k, StubVariant&, ToolchainIdentity&) {
+        k.signature[0] = specialized<float>("a");
+      },
+      [](KernelSource&, StubVariant& v, ToolchainIdentity&) {
+        v.specialized.scalar_count = 1;
+        v.specialized.scalars[0] = 3;
+      },
+      [](KernelSource&, StubVariant& v, ToolchainIdentity&) {
+        v.specialized.scalar_count = 1;
+        v.specialized.scalars[0] = 4;
+      },
+      [](KernelSource&, StubVariant& v, ToolchainIdentity&) {
+        v.specialized.scalar_count = 2;
+        v.specialized.scalars[0] = 3;
+      },
       [](KernelSource&, StubVariant& v, ToolchainIdentity&) { v.dense = true; },
       [](KernelSource&, StubVariant&, ToolchainIdentity& t) { t.backend = "cuda"; },
       [](KernelSource&, StubVariant&, ToolchainIdentity& t) { t.target = "sm_90"; },
@@ -212,6 +227,26 @@ TEST(StubIdentity, FreeTextComesLast) {
   EXPECT_LT(text.find("kernel saxpy\n"), text.find("kernel other"));
   EXPECT_LT(text.find("compiler "), text.find("options "));
   EXPECT_LT(text.find("options "), text.find("body "));
+}
+
+}  // namespace
+}  // namespace stubjit::detail
+
+namespace stubjit::detail {
+namespace {
+
+// Specialized values appear in the key only where there are any, so the keys of every
+// other stub (and the disk entries under them) stay what they were.
+TEST(StubIdentity, SpecializedValuesAreWrittenOnlyWhenThereAreAny) {
+  Parts plain;
+  const std::string text = key_text(plain.identity());
+  EXPECT_EQ(text.find(" values "), std::string::npos) << text;
+  Parts valued;
+  valued.variant.specialized.scalar_count = 2;
+  valued.variant.specialized.scalars[0] = 7;
+  valued.variant.specialized.scalars[1] = 0x3dcccccd;  // 0.1f's bits
+  EXPECT_NE(key_text(valued.identity()).find(" values 2 7 1036831949 "), std::string::npos)
+      << key_text(valued.identity());
 }
 
 }  // namespace
