@@ -17,6 +17,28 @@ inline RuntimeOptions cpu_options() {
   return options;
 }
 
+// The same, with the disk cache off: for suites that count compiles.
+inline RuntimeOptions cpu_memory_only_options() {
+  RuntimeOptions options = cpu_options();
+  options.disk_cache = false;
+  return options;
+}
+
+// Every element type specialized (the GPU compile tests), and values for its five
+// scalars, as Arg::bits() holds them: 0.1f, a denormal double, INT32_MIN, INT64_MIN
+// and UINT32_MAX (extremes whose literals are spelled apart).
+inline KernelSource specialized_constants_kernel() {
+  return {"constants",
+          {specialized<float>("f"), specialized<double>("d"), specialized<std::int32_t>("i"),
+           specialized<std::int64_t>("l"), specialized<std::uint32_t>("u"), inout<double>("y")},
+          "y = f + d + i + (double)l + u;",
+          "",
+          {}};
+}
+inline std::vector<std::uint64_t> specialized_constants_values() {
+  return {0x3dcccccdu, 0x000fffffffffffffull, 0x80000000u, 0x8000000000000000ull, 0xffffffffu};
+}
+
 inline KernelSource saxpy_kernel() {
   return {
       "saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;", "", {}};

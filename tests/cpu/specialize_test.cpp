@@ -18,11 +18,8 @@
 namespace stubjit {
 namespace {
 
-RuntimeOptions memory_only() {
-  RuntimeOptions options = test::cpu_options();
-  options.disk_cache = false;  // these tests count compiles
-  return options;
-}
+// These tests count compiles.
+RuntimeOptions memory_only() { return test::cpu_memory_only_options(); }
 
 template <class T>
 std::vector<T> values(const Field& field, std::size_t n) {

@@ -71,22 +71,14 @@ INSTANTIATE_TEST_SUITE_P(Nvrtc, EveryStub, ::testing::ValuesIn(arch_cases()),
 TEST(NvrtcCompile, SpecializedValuesCompile) {
   REQUIRE_NVRTC();
   const NvrtcCompiler compiler = compiler_for("sm_90");
-  const KernelSource kernel{
-      "constants",
-      {specialized<float>("f"), specialized<double>("d"), specialized<std::int32_t>("i"),
-       specialized<std::int64_t>("l"), specialized<std::uint32_t>("u"), inout<double>("y")},
-      "y = f + d + i + (double)l + u;",
-      "",
-      {}};
+  const KernelSource kernel = test::specialized_constants_kernel();
   for (const test::ModeRank at :
        {test::ModeRank{Mode::direct, 2}, test::ModeRank{Mode::spread, 4}}) {
     StubRequest request =
         test::cuda_request(kernel, at, 32,
                            {Binding::scalar, Binding::scalar, Binding::scalar, Binding::scalar,
                             Binding::scalar, Binding::projection});
-    request.specialized_values = {0x3dcccccdu /* 0.1f */, 0x000fffffffffffffull /* a denormal */,
-                                  0x80000000u /* INT32_MIN */,
-                                  0x8000000000000000ull /* INT64_MIN */, 0xffffffffu};
+    request.specialized_values = test::specialized_constants_values();
     const GeneratedStub stub = generate_stub(request);
     ASSERT_NE(stub.source.find("(-9223372036854775807LL - 1)"), std::string::npos);
     try {

@@ -129,16 +129,9 @@ TEST(HipCompile, DenseVariantsCompile) {
 TEST(HipCompile, SpecializedValuesCompile) {
   STUBJIT_REQUIRE_HIPRTC();
   const HiprtcCompiler compiler("gfx90a");
-  const KernelSource kernel{
-      "constants",
-      {specialized<float>("f"), specialized<double>("d"), specialized<std::int32_t>("i"),
-       specialized<std::int64_t>("l"), specialized<std::uint32_t>("u"), inout<double>("y")},
-      "y = f + d + i + (double)l + u;",
-      "",
-      {}};
+  const KernelSource kernel = test::specialized_constants_kernel();
   StubRequest request = hip_request(kernel, Mode::spread, 4, 32, "gfx90a");
-  request.specialized_values = {0x3dcccccdu, 0x000fffffffffffffull, 0x80000000u,
-                                0x8000000000000000ull, 0xffffffffu};
+  request.specialized_values = test::specialized_constants_values();
   const GeneratedStub stub = generate_stub(request);
   ASSERT_NE(stub.source.find("(-2147483647 - 1)"), std::string::npos);
   expect_code_object(compile(compiler, stub, kernel.name), stub.entry, "gfx90a");
