@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "cache/cache_layout.hpp"
 #include "cache/private_files.hpp"
 
 namespace stubjit::detail {
@@ -19,10 +20,11 @@ const std::string tag_identity =
 constexpr std::uint64_t max_tag_bytes = 4096;
 
 // What a stubjit root may hold before it is tagged: nothing, the tag being written,
-// or what stubjit wrote before it tagged its roots (backend directories and the
-// eviction lock; only these three backends existed then).
+// what stubjit wrote before it tagged its roots (backend directories and the eviction
+// lock; only these three backends existed then), or the compile locks' file (a root
+// whose tag was removed by hand is tagged again).
 bool allowed_untagged(const std::string& root, const std::string& name) {
-  if (name == ".evict.lock") return true;
+  if (name == ".evict.lock" || name == build_lock_name) return true;
   if (name.rfind(std::string(temporary_prefix) + cache_tag_name + ".", 0) == 0) return true;
   if (name == "cpu" || name == "cuda" || name == "hip") {
     struct stat info {};

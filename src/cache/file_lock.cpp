@@ -41,16 +41,19 @@ FileLock FileLock::on_byte(const std::string& path, std::uint64_t byte,
 }
 
 FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout, std::int64_t byte) {
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
+  const int fd =
+      ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0600);
   if (fd < 0) {
     problem_ = "cannot open " + path + ": " + std::strerror(errno);
     return;
   }
-  // Only a regular file of the user's: a FIFO or device planted under the name is
-  // neither locked nor written (the eviction lock writes its size record).
+  // Only a regular file of the user's with no other name: a FIFO, a device or a hard
+  // link to another file planted under the name is neither locked nor written (the
+  // eviction lock writes its size record).
   struct stat info {};
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid()) {
-    problem_ = "cannot lock " + path + ": not a regular file of the user's";
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid() ||
+      info.st_nlink != 1) {
+    problem_ = "cannot lock " + path + ": not a regular file of the user's with one name";
     ::close(fd);
     return;
   }
@@ -61,6 +64,7 @@ FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout, s
   while (true) {
     if (try_lock(fd, byte)) {
       fd_ = fd;
+      byte_ = byte;
       return;
     }
     if (!held_by_another(errno) && errno != EINTR) {
@@ -80,6 +84,7 @@ FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout, s
 
 FileLock::FileLock(FileLock&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
+      byte_(other.byte_),
       problem_(std::move(other.problem_)),
       timed_out_(other.timed_out_) {}
 
@@ -87,6 +92,7 @@ FileLock& FileLock::operator=(FileLock&& other) noexcept {
   if (this != &other) {
     release();
     fd_ = std::exchange(other.fd_, -1);
+    byte_ = other.byte_;
     problem_ = std::move(other.problem_);
     timed_out_ = other.timed_out_;
   }
@@ -97,8 +103,20 @@ FileLock::~FileLock() { release(); }
 
 void FileLock::release() noexcept {
   if (fd_ < 0) return;
-  // Both kinds belong to the open file description, which this descriptor alone holds
-  // (O_CLOEXEC, never duplicated): closing it releases the lock.
+  // Unlocked explicitly, not by the close: both kinds belong to the open file
+  // description, which a fork shares with the child (O_CLOEXEC acts at exec only), and
+  // a close releases them only when the last descriptor of it closes. A child that
+  // inherited a pending write's lock must not keep the parent's key locked.
+  if (byte_ < 0) {
+    ::flock(fd_, LOCK_UN);
+  } else {
+    struct flock range {};
+    range.l_type = F_UNLCK;
+    range.l_whence = SEEK_SET;
+    range.l_start = static_cast<off_t>(byte_);
+    range.l_len = 1;
+    ::fcntl(fd_, F_OFD_SETLK, &range);
+  }
   ::close(fd_);
   fd_ = -1;
 }

@@ -46,6 +46,7 @@ class FileLock {
   FileLock(const std::string& path, std::chrono::milliseconds timeout, std::int64_t byte);
   void release() noexcept;
   int fd_ = -1;
+  std::int64_t byte_ = -1;  // the locked byte; -1: the whole file (flock)
   std::string problem_;
   bool timed_out_ = false;
 };

@@ -1,6 +1,7 @@
 #include "cache/stub_identity.hpp"
 
 #include <cstring>
+#include <locale>
 #include <sstream>
 
 #include "support/hash.hpp"
@@ -85,6 +86,8 @@ std::string key_text(const StubIdentity& identity) {
   const ToolchainIdentity& toolchain = *identity.toolchain;
   const StubVariant& v = identity.variant;
   std::ostringstream text;
+  // Digits without a locale's grouping, whatever std::locale::global says.
+  text.imbue(std::locale::classic());
   // One fact per line; the lines with free text (options, body, helpers) come last,
   // so that whatever they hold, the first "kernel " line is the kernel's.
   text << "stubjit-key 4\n"

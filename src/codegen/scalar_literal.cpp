@@ -1,8 +1,9 @@
 #include "codegen/scalar_literal.hpp"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
+#include <system_error>
 
 namespace stubjit::detail {
 namespace {
@@ -14,12 +15,17 @@ T value_of(std::uint64_t bits) {
   return value;
 }
 
-// "%a" is exact for a double, and a float widens to a double exactly.
+// Hexadecimal digits are exact for a double, and a float widens to a double exactly.
+// std::to_chars, not printf's "%a": it ignores the C locale, whose decimal point may be
+// a comma (a host program that called setlocale).
 std::optional<std::string> hex_float(double value, const char* suffix) {
   if (!std::isfinite(value)) return std::nullopt;
-  char text[64];
-  std::snprintf(text, sizeof text, "%a", value);
-  return "(" + std::string(text) + suffix + ")";
+  char digits[64];
+  const std::to_chars_result written =
+      std::to_chars(digits, digits + sizeof digits, std::fabs(value), std::chars_format::hex);
+  if (written.ec != std::errc()) return std::nullopt;  // cannot happen: 64 is ample
+  return std::string(std::signbit(value) ? "(-0x" : "(0x") + std::string(digits, written.ptr) +
+         suffix + ")";
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // A specialized scalar's value as a C++ literal that every dialect's compiler reads
 // back to the same bits: integers in decimal, floating-point values as hexadecimal
-// literals (exact, no rounding). Infinities and NaNs have no literal: nullopt, and the
-// stub reads such a value from its arguments instead (the same result, unfolded).
+// literals (exact, no rounding), whatever the process's locale. Infinities and NaNs have no
+// literal: nullopt, and the stub reads such a value from its arguments instead (the same result,
+// unfolded).
 #pragma once
 
 #include <cstdint>

@@ -150,8 +150,10 @@ StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan&
   }
   if (traits.warp_constant) variant.warp_size = runtime.limits.warp_size;
   variant.dense = bound.dense;
-  variant.specialized.scalars = bound.specialized;
+  // Only the values there are: the rest stay zero, so that equal variants compare equal.
   variant.specialized.scalar_count = bound.specialized_count;
+  for (std::size_t i = 0; i < bound.specialized_count; ++i)
+    variant.specialized.scalars[i] = bound.specialized[i];
   if (has_short_rows(kernel, run)) {
     variant.specialized.count = 1;
     variant.specialized.bits[0] = static_cast<std::uint64_t>(inner_count(run));

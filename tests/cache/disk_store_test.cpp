@@ -274,6 +274,36 @@ TEST(FileLock, RefusesWhatIsNotARegularFile) {
     EXPECT_FALSE(lock.held());
     EXPECT_NE(lock.problem().find("not a regular file"), std::string::npos) << lock.problem();
   }
+  // A hard link to another of the user's files: its contents are not the lock's to write.
+  write_file(dir / "precious", "data");
+  ASSERT_EQ(::link((dir / "precious").c_str(), (dir / "hard.lock").c_str()), 0);
+  for (const FileLock& lock :
+       {FileLock(dir / "hard.lock", std::chrono::milliseconds(0)),
+        FileLock::on_byte(dir / "hard.lock", 1, std::chrono::milliseconds(0))}) {
+    EXPECT_FALSE(lock.held());
+    EXPECT_NE(lock.problem().find("with one name"), std::string::npos) << lock.problem();
+  }
+}
+
+// Releasing a lock releases it even where its open file description lives on in
+// another descriptor, as in a child forked while a background write held the lock (the
+// child keeps its copies of pending writes' locks and never releases them itself).
+TEST(FileLock, ReleasedWhileAnotherDescriptorSharesIt) {
+  TempDir dir;
+  const std::string bytes = dir / ".build.lock", whole = dir / "whole.lock";
+  FileLock byte = FileLock::on_byte(bytes, 9, std::chrono::milliseconds(0));
+  FileLock file(whole, std::chrono::milliseconds(0));
+  ASSERT_TRUE(byte.held() && file.held());
+  const int byte_copy = ::dup(byte.descriptor());  // what fork() gives the child
+  const int file_copy = ::dup(file.descriptor());
+  ASSERT_GE(byte_copy, 0);
+  ASSERT_GE(file_copy, 0);
+  byte = FileLock();
+  file = FileLock();
+  EXPECT_TRUE(FileLock::on_byte(bytes, 9, std::chrono::milliseconds(0)).held());
+  EXPECT_TRUE(FileLock(whole, std::chrono::milliseconds(0)).held());
+  ::close(byte_copy);
+  ::close(file_copy);
 }
 
 TEST(FileLock, UnopenableLockIsNoError) {
@@ -634,6 +664,12 @@ TEST(CacheRoot, TaggedWhenNewOrEmptyRefusedWhenItHoldsOtherThings) {
   EXPECT_EQ(inspect_cache_root(legacy.path()).kind, RootKind::claimable);
   ASSERT_EQ(write_cache_tag(legacy.path()), "");
   EXPECT_EQ(inspect_cache_root(legacy.path()).kind, RootKind::tagged);
+  // A root whose tag was removed by hand is taken over again, compile locks and all.
+  TempDir untagged;
+  ASSERT_EQ(make_private_directory(untagged / "cuda/sm_90/direct-r1", true), "");
+  write_file(untagged / ".evict.lock", "");
+  write_file(untagged / ".build.lock", "");
+  EXPECT_EQ(inspect_cache_root(untagged.path()).kind, RootKind::claimable);
   // Another program's tag is not stubjit's.
   TempDir other;
   write_file(other / "CACHEDIR.TAG", "Signature: 8a477f597d28d172789f06886806bc55\n# cargo\n");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -467,7 +468,10 @@ TEST_F(DiskCacheRuntime, CompilesAnywayWhenTheLockCannotBeHad) {
   ASSERT_EQ(::fcntl(held, F_OFD_SETLK, &byte), 0);
   ScopedEnv wait("STUBJIT_CACHE_LOCK_TIMEOUT_MS", "100");
   Runtime reader(on_disk(dir_.path()));
+  const auto start = std::chrono::steady_clock::now();
   run_saxpy(reader, 1);
+  // It waited for that byte, the timeout through, before compiling.
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100));
   EXPECT_EQ(reader.counters().compiles, 1u);
   EXPECT_EQ(reader.counters().disk_writes, 1u);
   ::close(held);

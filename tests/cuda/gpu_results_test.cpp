@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <functional>
+#include <utility>
 
 #include "common/kernels.hpp"
 #include "cuda/gpu_support.hpp"
@@ -90,28 +91,42 @@ TEST(CudaMatchesCpu, MixedTypesRank3ColumnMajor) {
   });
 }
 
-// Specialized scalars: each value compiled in, as on the CPU (a loop bound and a float).
-TEST(CudaMatchesCpu, SpecializedValues) {
+// Specialized scalars on the GPU: one runtime, values in turn (a loop bound and a
+// float), each launch against the host's own loop: a stub run for another value than
+// its own would give the other value's results.
+TEST(CudaSpecialized, EachValueRunsItsOwnStub) {
+  CUDA_RUNTIME_OR_SKIP(gpu, RuntimeOptions{});
   const std::int64_t n = 4099;
-  for (std::int32_t degree : {2, 5}) {
-    expect_same<float>([&](Runtime& runtime, std::optional<Mode> mode) {
-      Kernel poly =
-          runtime.kernel({"poly",
-                          {specialized<std::int32_t>("degree"), specialized<float>("c"),
-                           in<float>("x"), inout<float>("y")},
-                          "float acc = 0.0f;\n"
-                          "for (stubjit::i32 k = 0; k <= degree; ++k) acc = acc * x + c;\n"
-                          "y = acc;",
-                          "",
-                          {}});
-      std::vector<float> xs(static_cast<std::size_t>(n));
-      for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = float(int(i % 201) - 100) / 100.0f;
-      Field x = field_with(runtime, {n}, xs);
-      Field y = field_with(runtime, {n}, std::vector<float>(static_cast<std::size_t>(n), 0.0f));
-      poly.launch(with_mode(mode), Domain{n}, degree, 0.5f, x, y);
-      return y;
-    });
+  Kernel poly = gpu->kernel({"poly",
+                             {specialized<std::int32_t>("degree"), specialized<float>("c"),
+                              in<float>("x"), inout<float>("y")},
+                             "float acc = 0.0f;\n"
+                             "for (stubjit::i32 k = 0; k <= degree; ++k) acc = acc * x + c;\n"
+                             "y = acc;",
+                             "",
+                             {}});
+  std::vector<float> xs(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = float(int(i % 201) - 100) / 100.0f;
+  Field x = field_with(*gpu, {n}, xs);
+  Field y = field_with(*gpu, {n}, std::vector<float>(xs.size(), 0.0f));
+  const std::vector<std::pair<std::int32_t, float>> values = {
+      {2, 0.5f}, {5, 0.5f}, {5, -0.25f}, {2, 0.5f}};
+  for (const auto& [degree, c] : values) {
+    for (std::optional<Mode> mode : {std::optional<Mode>{}, std::optional<Mode>{Mode::spread}}) {
+      poly.launch(with_mode(mode), Domain{n}, degree, c, x, y);
+      const std::vector<float> got = y.to_vector<float>();
+      for (std::size_t i = 0; i < xs.size(); ++i) {
+        float acc = 0.0f;
+        for (std::int32_t k = 0; k <= degree; ++k) acc = acc * xs[i] + c;
+        // The device may contract acc * x + c into one fused multiply-add.
+        ASSERT_NEAR(got[i], acc, 1e-5f) << "degree " << degree << " c " << c << " element " << i;
+      }
+    }
   }
+  // Three distinct values, in two modes each: six stubs, each compiled (or found on
+  // disk) once.
+  const CacheCounters counters = gpu->counters();
+  EXPECT_EQ(counters.compiles + counters.disk_hits, 6u);
 }
 
 TEST(CudaMatchesCpu, RowSumsByPartialProjection) {

@@ -91,6 +91,33 @@ TEST(NvrtcCompile, SpecializedValuesCompile) {
   }
 }
 
+// The constants NVRTC reads are the values' own bits: a stored constant appears in
+// the PTX with exactly those bits.
+TEST(NvrtcCompile, SpecializedFloatsKeepTheirBits) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90", /*ptx=*/true);
+  const KernelSource kernel{
+      "store",
+      {specialized<float>("f"), specialized<double>("d"), inout<float>("a"), inout<double>("b")},
+      "a = f;\nb = d;",
+      "",
+      {}};
+  StubRequest request = test::cuda_request(
+      kernel, {Mode::direct, 1}, 32,
+      {Binding::scalar, Binding::scalar, Binding::projection, Binding::projection});
+  request.specialized_values = {0x3dcccccdu /* 0.1f */, 0x000fffffffffffffull /* a denormal */};
+  const GeneratedStub stub = generate_stub(request);
+  const std::vector<char> bytes = compile(compiler, stub, kernel.name).bytes;
+  const std::string ptx(bytes.begin(), bytes.end());
+  // As a float literal, or (NVRTC 13 stores a constant so) as the integer of its bits.
+  const auto holds = [&ptx](const char* literal, const char* bits) {
+    return ptx.find(literal) != std::string::npos ||
+           ptx.find(std::string(" ") + bits + ";") != std::string::npos;
+  };
+  EXPECT_TRUE(holds("0f3DCCCCCD", "1036831949")) << ptx;
+  EXPECT_TRUE(holds("0d000FFFFFFFFFFFFF", "4503599627370495")) << ptx;
+}
+
 TEST(NvrtcCompile, BothIndexWidthsOfOneStubCompile) {
   REQUIRE_NVRTC();
   const NvrtcCompiler compiler = compiler_for("sm_90");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <locale>
 #include <set>
 
 #include "cache/stub_identity.hpp"
@@ -247,6 +248,27 @@ TEST(StubIdentity, SpecializedValuesAreWrittenOnlyWhenThereAreAny) {
   valued.variant.specialized.scalars[1] = 0x3dcccccd;  // 0.1f's bits
   EXPECT_NE(key_text(valued.identity()).find(" values 2 7 1036831949 "), std::string::npos)
       << key_text(valued.identity());
+}
+
+// Digits grouped by the global locale would make another key of the same stub.
+struct GroupsThousands : std::numpunct<char> {
+  char do_thousands_sep() const override { return ','; }
+  std::string do_grouping() const override { return "\3"; }
+};
+
+TEST(StubIdentity, KeyTextIgnoresTheGlobalLocale) {
+  Parts parts;
+  parts.variant.launch_bounds = 1024;
+  parts.variant.specialized.scalar_count = 1;
+  parts.variant.specialized.scalars[0] = 1036831949;
+  const std::string classic = key_text(parts.identity());
+  EXPECT_NE(classic.find(" bounds 1024 "), std::string::npos) << classic;
+  // std::locale takes ownership of the facet (it counts references to it).
+  const std::locale previous =
+      std::locale::global(std::locale(std::locale::classic(), new GroupsThousands));
+  const std::string grouped = key_text(parts.identity());
+  std::locale::global(previous);
+  EXPECT_EQ(grouped, classic);
 }
 
 }  // namespace
