@@ -52,8 +52,9 @@ FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout, s
   // eviction lock writes its size record).
   struct stat info {};
   if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_uid != ::geteuid() ||
-      info.st_nlink != 1) {
-    problem_ = "cannot lock " + path + ": not a regular file of the user's with one name";
+      info.st_nlink > 1) {
+    problem_ = "cannot lock " + path +
+               ": not a regular file of the user's with one name (remove it to restore the lock)";
     ::close(fd);
     return;
   }

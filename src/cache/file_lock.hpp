@@ -33,7 +33,7 @@ class FileLock {
   bool held() const noexcept { return fd_ >= 0; }
   // The locked file, open for reading and writing (-1 when not held): the eviction
   // lock keeps the cache's size record in it. A file that is not a regular file of
-  // the user's is never locked (not held, with a problem).
+  // the user's with one name is never locked (not held, with a problem).
   int descriptor() const noexcept { return fd_; }
   // Why the lock was not had ("" when held).
   const std::string& problem() const noexcept { return problem_; }

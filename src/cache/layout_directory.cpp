@@ -83,10 +83,13 @@ bool LayoutDirectory::remove_file(const std::string& name) const {
 }
 
 bool LayoutDirectory::truncate_file(const std::string& name) const {
-  const int fd = ::openat(fd_, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  const int fd =
+      ::openat(fd_, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return false;
   struct stat info {};
-  const bool ours = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_uid == ::geteuid();
+  // A hard link to another of the user's files is not ours to empty either.
+  const bool ours = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) &&
+                    info.st_uid == ::geteuid() && info.st_nlink <= 1;
   const bool emptied = ours && ::ftruncate(fd, 0) == 0;
   ::close(fd);
   return emptied;

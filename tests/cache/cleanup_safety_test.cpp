@@ -37,6 +37,27 @@ DiskCacheEntry entry_at(const std::string& path) {
   return entry;
 }
 
+// A hard link at .evict.lock to another of the user's files: the size record is not
+// written through it either (clear and verify --remove reset the record by truncation).
+TEST(CleanupSafety, TheSizeRecordIsNeverTruncatedThroughAHardLink) {
+  TempDir dir;
+  const std::string sub = tagged_root(dir);
+  const std::string victim = dir / "victim.txt";  // a link needs the same file system
+  write_file(victim, "must stay");
+  ASSERT_EQ(::link(victim.c_str(), (dir / ".evict.lock").c_str()), 0);
+  write_file(sub + "/" + hex_name(1) + entry_suffix, "entry");
+  write_file(sub + "/" + hex_name(2) + entry_suffix, "entry");
+  EXPECT_EQ(remove_disk_cache_entries(dir.path(), {entry_at(sub + "/" + hex_name(1) + ".bin")}),
+            1u);
+  EXPECT_EQ(clear_disk_cache(dir.path()), 1u);
+  write_file(sub + "/" + hex_name(3) + entry_suffix, "entry");
+  const EvictionResult evicted =
+      evict_least_recently_used(dir.path(), 1, "", std::chrono::milliseconds(0));
+  EXPECT_FALSE(evicted.ran);
+  EXPECT_NE(evicted.lock_problem.find("one name"), std::string::npos) << evicted.lock_problem;
+  EXPECT_EQ(contents(victim), "must stay");
+}
+
 TEST(CleanupSafety, TheSizeRecordIsNeverTruncatedThroughALink) {
   TempDir dir, outside;
   const std::string sub = tagged_root(dir);

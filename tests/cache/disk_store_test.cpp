@@ -283,6 +283,10 @@ TEST(FileLock, RefusesWhatIsNotARegularFile) {
     EXPECT_FALSE(lock.held());
     EXPECT_NE(lock.problem().find("with one name"), std::string::npos) << lock.problem();
   }
+  std::ifstream precious(dir / "precious");
+  std::string kept;
+  std::getline(precious, kept);
+  EXPECT_EQ(kept, "data");
 }
 
 // Releasing a lock releases it even where its open file description lives on in

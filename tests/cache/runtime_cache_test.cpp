@@ -466,12 +466,13 @@ TEST_F(DiskCacheRuntime, CompilesAnywayWhenTheLockCannotBeHad) {
       static_cast<off_t>(std::stoull(fs::path(entry).stem().string().substr(0, 15), nullptr, 16));
   byte.l_len = 1;
   ASSERT_EQ(::fcntl(held, F_OFD_SETLK, &byte), 0);
-  ScopedEnv wait("STUBJIT_CACHE_LOCK_TIMEOUT_MS", "100");
+  // Longer than any compile of this stub, so that only the wait can take that long.
+  ScopedEnv wait("STUBJIT_CACHE_LOCK_TIMEOUT_MS", "1500");
   Runtime reader(on_disk(dir_.path()));
   const auto start = std::chrono::steady_clock::now();
   run_saxpy(reader, 1);
   // It waited for that byte, the timeout through, before compiling.
-  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(100));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
   EXPECT_EQ(reader.counters().compiles, 1u);
   EXPECT_EQ(reader.counters().disk_writes, 1u);
   ::close(held);
