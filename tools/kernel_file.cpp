@@ -85,6 +85,13 @@ void read_param(const json& p, const std::string& where, KernelDescription& out)
   } else {
     throw KernelFileError(where + ": kind must be scalar, in, inout or index, not '" + kind + "'");
   }
+  if (p.contains("specialized")) {
+    if (!p["specialized"].is_boolean())
+      throw KernelFileError(where + ": 'specialized' must be true or false");
+    if (p["specialized"].get<bool>() && kind != "scalar")
+      throw KernelFileError(where + ": only a scalar can be specialized");
+    param.specialized = p["specialized"].get<bool>();
+  }
   out.source.signature.push_back(param);
   out.bindings.push_back(binding);
 }
@@ -141,6 +148,26 @@ LaunchDescription read_launch(const json& l, const std::string& where) {
         shape.push_back(static_cast<std::int64_t>(
             count_of(item.value()[d], most, at + "[" + std::to_string(d) + "]")));
       }
+    }
+  }
+  if (l.contains("values")) {
+    const json& values = l["values"];
+    if (!values.is_object()) throw KernelFileError(where + ": 'values' must be an object");
+    for (const auto& item : values.items()) {
+      const json& number = item.value();
+      ScalarValue value;
+      if (number.is_number_unsigned()) {
+        value.kind = ScalarValue::Kind::unsigned_integer;
+        value.unsigned_integer = number.get<std::uint64_t>();
+      } else if (number.is_number_integer()) {
+        value.integer = number.get<std::int64_t>();
+      } else if (number.is_number_float()) {
+        value.kind = ScalarValue::Kind::real;
+        value.real = number.get<double>();
+      } else {
+        throw KernelFileError(where + ": values." + item.key() + ": expected a number");
+      }
+      launch.values[item.key()] = value;
     }
   }
   return launch;

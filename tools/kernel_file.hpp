@@ -21,12 +21,25 @@ class KernelFileError : public Error {
   using Error::Error;
 };
 
-// One launch for `stubjit cache prewarm` to prepare: the domain, a forced mode, and
-// extents for the fields whose default shape does not fit (by parameter name).
+// A scalar's value as the file writes it: a whole number (signed or beyond int64's
+// range) or a real one. The launch converts it to the parameter's type.
+struct ScalarValue {
+  enum class Kind : std::uint8_t { integer, unsigned_integer, real };
+  Kind kind = Kind::integer;
+  std::int64_t integer = 0;
+  std::uint64_t unsigned_integer = 0;
+  double real = 0;
+};
+
+// One launch for `stubjit cache prewarm` to prepare: the domain, a forced mode,
+// extents for the fields whose default shape does not fit, and values for scalars
+// (zero by default; what a specialized scalar's stub is compiled for), by parameter
+// name.
 struct LaunchDescription {
   std::vector<Dim> domain;
   std::optional<Mode> mode;
   std::map<std::string, std::vector<std::int64_t>> extents;
+  std::map<std::string, ScalarValue> values;
 };
 
 struct KernelDescription {

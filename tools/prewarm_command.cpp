@@ -64,7 +64,7 @@ class PlaceholderArgs {
  public:
   PlaceholderArgs(Runtime& runtime, const KernelDescription& kernel,
                   const LaunchDescription& launch, const Domain& domain) {
-    // A misspelt name would silently prepare the stub of other shapes.
+    // A misspelt name would silently prepare the stub of other shapes or values.
     for (const auto& [name, shape] : launch.extents) {
       bool field = false;
       for (const Param& param : kernel.source.signature)
@@ -72,12 +72,21 @@ class PlaceholderArgs {
       if (!field)
         throw Error("extents." + name + ": the kernel has no field parameter '" + name + "'");
     }
+    for (const auto& [name, value] : launch.values) {
+      bool scalar = false;
+      for (const Param& param : kernel.source.signature)
+        scalar = scalar || (param.name == name && param.kind == ParamKind::scalar);
+      if (!scalar)
+        throw Error("values." + name + ": the kernel has no scalar parameter '" + name + "'");
+    }
     fields_.reserve(kernel.source.signature.size());
     for (std::size_t i = 0; i < kernel.source.signature.size(); ++i) {
       const Param& param = kernel.source.signature[i];
       if (param.kind == ParamKind::index) continue;
       if (param.kind == ParamKind::scalar) {
-        args_.push_back(zero_of(param.type));
+        const auto given = launch.values.find(param.name);
+        args_.push_back(given != launch.values.end() ? value_of(param, given->second)
+                                                     : value_of(param, ScalarValue{}));  // zero
         continue;
       }
       const auto given = launch.extents.find(param.name);
@@ -92,20 +101,41 @@ class PlaceholderArgs {
   const std::vector<Arg>& args() const { return args_; }
 
  private:
-  static Arg zero_of(ElementType type) {
-    switch (type) {
-      case ElementType::f32:
-        return Arg(0.0f);
-      case ElementType::f64:
-        return Arg(0.0);
-      case ElementType::i32:
-        return Arg(std::int32_t{0});
-      case ElementType::i64:
-        return Arg(std::int64_t{0});
-      case ElementType::u32:
-        return Arg(std::uint32_t{0});
+  // The file's number as the parameter's type: a whole number for an integer type, in
+  // its range; any number for a float (rounded to the nearest float or double).
+  static Arg value_of(const Param& param, const ScalarValue& value) {
+    const std::string where = "values." + param.name + ": ";
+    if (param.type == ElementType::f32 || param.type == ElementType::f64) {
+      const double real = value.kind == ScalarValue::Kind::real ? value.real
+                          : value.kind == ScalarValue::Kind::integer
+                              ? static_cast<double>(value.integer)
+                              : static_cast<double>(value.unsigned_integer);
+      return param.type == ElementType::f32 ? Arg(static_cast<float>(real)) : Arg(real);
     }
-    return Arg(0.0f);
+    if (value.kind == ScalarValue::Kind::real)
+      throw Error(where + "a whole number is expected for " + to_string(param));
+    // As a 128-bit integer, every whole number the file can hold compares exactly.
+    const __int128 whole = value.kind == ScalarValue::Kind::integer
+                               ? static_cast<__int128>(value.integer)
+                               : static_cast<__int128>(value.unsigned_integer);
+    const auto in_range = [&](__int128 least, __int128 most) {
+      if (whole < least || whole > most)
+        throw Error(where + "out of range for " + to_string(param));
+    };
+    switch (param.type) {
+      case ElementType::i32:
+        in_range(INT32_MIN, INT32_MAX);
+        return Arg(static_cast<std::int32_t>(whole));
+      case ElementType::i64:
+        in_range(INT64_MIN, INT64_MAX);
+        return Arg(static_cast<std::int64_t>(whole));
+      case ElementType::u32:
+        in_range(0, UINT32_MAX);
+        return Arg(static_cast<std::uint32_t>(whole));
+      default:
+        break;
+    }
+    return Arg(0.0f);  // not reached: the floating types returned above
   }
 
   PlaceholderArgs(const PlaceholderArgs&) = delete;

@@ -715,6 +715,37 @@ TEST_F(Prewarm, HostTargetFillsTheCacheSoThatAnotherProcessCompilesNothing) {
   EXPECT_NE(text.output.find(cache_root()), std::string::npos) << text.output;
 }
 
+// A specialized scalar's stubs are prepared for the values the launches give; an
+// application launching with one of them compiles nothing, with another it compiles.
+TEST_F(Prewarm, SpecializedScalarsArePreparedForTheGivenValues) {
+  const std::string file = write_file(R"({"name": "times",
+   "params": [{"name": "k", "kind": "scalar", "type": "int32", "specialized": true},
+              {"name": "y", "kind": "inout", "type": "int32"}],
+   "body": "y = y * k;",
+   "launches": [{"domain": [16], "values": {"k": 3}}, {"domain": [16], "values": {"k": -5}},
+                {"domain": [16], "values": {"k": 3}}]})");
+  const json report =
+      stubjit_json({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(statuses(report), (std::vector<std::string>{"compiled", "compiled", "cached"}))
+      << report.dump();
+  EXPECT_EQ(entries(), 2u);
+
+  const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.cache_dir = cache_root();
+  Runtime runtime(options);
+  Kernel times = runtime.kernel(
+      {"times", {specialized<std::int32_t>("k"), inout<std::int32_t>("y")}, "y = y * k;"});
+  Field y = runtime.allocate<std::int32_t>({16});
+  y.copy_from(std::vector<std::int32_t>(16, 2));
+  EXPECT_FALSE(times.launch(Domain{16}, std::int32_t(-5), y).compiled);
+  EXPECT_EQ(y.to_vector<std::int32_t>(), std::vector<std::int32_t>(16, -10));
+  EXPECT_EQ(runtime.counters().disk_hits, 1u);
+  EXPECT_TRUE(times.launch(Domain{16}, std::int32_t(4), y).compiled);  // not prepared
+  EXPECT_EQ(y.to_vector<std::int32_t>(), std::vector<std::int32_t>(16, -40));
+}
+
 TEST_F(Prewarm, Sm90CompilesCubinsWithoutADeviceAndEmitsThem) {
   {
     RuntimeOptions probe;
@@ -785,6 +816,31 @@ TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
       {{write_file(R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float"}],
                        "body": "y = 1;", "launches": [{"domain": [8], "extents": {"why": [8]}}]})")},
        "extents.why: the kernel has no field parameter 'why'"},
+      // Specialized: scalars only, a boolean; values for scalars, numbers that fit.
+      {{write_file(R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float",
+                       "specialized": true}], "body": "y = 1;", "launches": [{"domain": [8]}]})")},
+       "only a scalar can be specialized"},
+      {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "float",
+                       "specialized": "yes"}], "body": "", "launches": [{"domain": [8]}]})")},
+       "'specialized' must be true or false"},
+      {{write_file(R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float"}],
+                       "body": "y = 1;", "launches": [{"domain": [8], "values": {"y": 2}}]})")},
+       "values.y: the kernel has no scalar parameter 'y'"},
+      {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "int32"}],
+                       "body": "", "launches": [{"domain": [8], "values": {"s": 2147483648}}]})")},
+       "values.s: out of range for scalar<int32> s"},
+      {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "uint32"}],
+                       "body": "", "launches": [{"domain": [8], "values": {"s": -1}}]})")},
+       "values.s: out of range for scalar<uint32> s"},
+      {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "int64"}],
+                       "body": "", "launches": [{"domain": [8], "values": {"s": 1.5}}]})")},
+       "values.s: a whole number is expected"},
+      {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "int64"}],
+                       "body": "", "launches": [{"domain": [8], "values": {"s": "7"}}]})")},
+       "values.s: expected a number"},
+      {{write_file(R"({"name": "k", "params": [], "body": "",
+                       "launches": [{"domain": [8], "values": [1]}]})")},
+       "'values' must be an object"},
       // Direct cannot cover rank 4.
       {{write_file(R"({"name": "k", "params": [], "body": "",
                        "launches": [{"domain": [2, 2, 2, 2], "mode": "direct"}]})")},
