@@ -65,18 +65,13 @@ class PlaceholderArgs {
   PlaceholderArgs(Runtime& runtime, const KernelDescription& kernel,
                   const LaunchDescription& launch, const Domain& domain) {
     // A misspelt name would silently prepare the stub of other shapes or values.
+    const Signature& signature = kernel.source.signature;
     for (const auto& [name, shape] : launch.extents) {
-      bool field = false;
-      for (const Param& param : kernel.source.signature)
-        field = field || (param.name == name && param.kind == ParamKind::field);
-      if (!field)
+      if (!has_param(signature, name, ParamKind::field))
         throw Error("extents." + name + ": the kernel has no field parameter '" + name + "'");
     }
     for (const auto& [name, value] : launch.values) {
-      bool scalar = false;
-      for (const Param& param : kernel.source.signature)
-        scalar = scalar || (param.name == name && param.kind == ParamKind::scalar);
-      if (!scalar)
+      if (!has_param(signature, name, ParamKind::scalar))
         throw Error("values." + name + ": the kernel has no scalar parameter '" + name + "'");
     }
     fields_.reserve(kernel.source.signature.size());
@@ -101,6 +96,12 @@ class PlaceholderArgs {
   const std::vector<Arg>& args() const { return args_; }
 
  private:
+  static bool has_param(const Signature& signature, const std::string& name, ParamKind kind) {
+    for (const Param& param : signature)
+      if (param.name == name && param.kind == kind) return true;
+    return false;
+  }
+
   // The file's number as the parameter's type: a whole number for an integer type, in
   // its range; any number for a float (rounded to the nearest float or double).
   static Arg value_of(const Param& param, const ScalarValue& value) {

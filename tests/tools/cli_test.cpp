@@ -652,6 +652,13 @@ class Prewarm : public Cli {
     std::ofstream(path, std::ios::trunc) << text;
     return path;
   }
+  // A CPU runtime on the test's root, as an application would open it.
+  RuntimeOptions cpu_on_root() {
+    RuntimeOptions options;
+    options.backend = "cpu";
+    options.cache_dir = cache_root();
+    return options;
+  }
   // The entries `cache ls` finds under the test's root.
   std::size_t entries() {
     const json ls = stubjit_json({"cache", "ls", "--cache-dir", cache_root()});
@@ -688,10 +695,7 @@ TEST_F(Prewarm, HostTargetFillsTheCacheSoThatAnotherProcessCompilesNothing) {
 
   // An application's runtime on that root launches saxpy without compiling.
   const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
-  RuntimeOptions options;
-  options.backend = "cpu";
-  options.cache_dir = cache_root();
-  Runtime runtime(options);
+  Runtime runtime(cpu_on_root());
   Kernel saxpy = runtime.kernel(
       {"saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, "y = a * x + y;"});
   Field x = runtime.allocate<float>({1000});
@@ -731,10 +735,7 @@ TEST_F(Prewarm, SpecializedScalarsArePreparedForTheGivenValues) {
   EXPECT_EQ(entries(), 2u);
 
   const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
-  RuntimeOptions options;
-  options.backend = "cpu";
-  options.cache_dir = cache_root();
-  Runtime runtime(options);
+  Runtime runtime(cpu_on_root());
   Kernel times = runtime.kernel(
       {"times", {specialized<std::int32_t>("k"), inout<std::int32_t>("y")}, "y = y * k;"});
   Field y = runtime.allocate<std::int32_t>({16});
