@@ -5,6 +5,11 @@
 
 void hand_saxpy_2d(std::int64_t rows, std::int64_t cols, float a, const float* x, float* y);
 
+// A Fortran Jacobi step over column-major m x n arrays, as a Fortran programmer's nest
+// (do j = 2, n-1; do i = 2, m-1), the outer loop shared among OpenMP threads:
+// b(i, j) = 0.25 * (a(i-1, j) + a(i+1, j) + a(i, j-1) + a(i, j+1)).
+void hand_jacobi_column_major(std::int64_t m, std::int64_t n, const float* a, float* b);
+
 // A loop nest for the shape matrix (bench/shape_matrix.cpp): `rank` loops, outermost
 // first, in the order a hand-writer would walk the fields (memory order), with each
 // field's stride per loop in elements.

@@ -130,6 +130,12 @@ LaunchDescription read_launch(const json& l, const std::string& where) {
   }
   for (std::size_t d = 0; d < l["domain"].size(); ++d)
     launch.domain.push_back(dim_of(l["domain"][d], where + ": domain[" + std::to_string(d) + "]"));
+  if (l.contains("order")) {
+    const std::string order = string_field(l, "order", where);
+    if (order != "c" && order != "fortran")
+      throw KernelFileError(where + ": order must be c or fortran, not '" + order + "'");
+    launch.order = order == "fortran" ? Order::fortran : Order::c;
+  }
   if (l.contains("mode")) {
     const std::string mode = string_field(l, "mode", where);
     if (mode != "direct" && mode != "spread" && mode != "multi")

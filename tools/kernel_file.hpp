@@ -37,6 +37,7 @@ struct ScalarValue {
 // name.
 struct LaunchDescription {
   std::vector<Dim> domain;
+  Order order = Order::c;  // Fortran order: the placeholder fields are column-major
   std::optional<Mode> mode;
   std::map<std::string, std::vector<std::int64_t>> extents;
   std::map<std::string, ScalarValue> values;

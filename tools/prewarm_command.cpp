@@ -88,8 +88,18 @@ class PlaceholderArgs {
       const std::vector<std::int64_t> extents =
           given != launch.extents.end() ? given->second
                                         : default_extents(param, kernel.bindings[i], domain);
-      fields_.push_back(runtime.wrap_memory(next_address(extents, param.type), param.type, extents,
-                                            {}, param.access == Access::read_write));
+      void* const address = next_address(extents, param.type);  // checks the size first
+      // A Fortran-order launch's fields are column-major, as a Fortran program's are.
+      std::vector<std::int64_t> strides;
+      if (launch.order == Order::fortran) {
+        std::int64_t stride = 1;
+        for (std::int64_t extent : extents) {
+          strides.push_back(stride);
+          stride *= extent;
+        }
+      }
+      fields_.push_back(runtime.wrap_memory(address, param.type, extents, strides,
+                                            param.access == Access::read_write));
       args_.push_back(fields_.back());
     }
   }
@@ -208,7 +218,7 @@ int prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_jso
       const LaunchDescription& launch = description.launches[i];
       const std::string where = description.source.name + " launch " + std::to_string(i);
       try {
-        const Domain domain(launch.domain);
+        const Domain domain(launch.domain, launch.order);
         const PlaceholderArgs args(*runtime, description, launch, domain);
         LaunchOptions launch_options;
         launch_options.mode = launch.mode;

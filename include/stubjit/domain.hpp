@@ -34,6 +34,14 @@ struct STUBJIT_API Dim {
   }
 };
 
+// Which logical dimension of a domain varies fastest: the one a GPU's x threads (and a
+// CPU stub's innermost loop) step through, and the one that should be contiguous in the
+// fields the domain projects. C order: the last, as in a row-major array a[j][i].
+// Fortran order: the first, as in a column-major array a(i, j).
+enum class Order : std::uint8_t { c, fortran };
+
+STUBJIT_API const char* name_of(Order order) noexcept;
+
 // Inclusive bounds of a Fortran-style loop, for Domain::loops.
 struct Loop {
   std::int64_t first;
@@ -66,26 +74,40 @@ class DimRange {
 // launchable: counts >= 0, steps != 0, the total number of indices and every
 // logical index fit in int64. The dimensions are kept inline: making, copying and
 // launching over a Domain allocates nothing.
+//
+// Dimension d of a domain always binds dimension d of the fields it projects, and is
+// dimension d of the kernel's index token, whatever the order. The order says which
+// dimension is fastest (see Order): a Fortran-order domain over column-major fields
+// lines up with them as a C-order domain does with row-major ones.
 class STUBJIT_API Domain {
  public:
   static constexpr int max_rank = 8;
 
   // Dimensions with first 0 and step 1: Domain{rows, cols}.
   Domain(std::initializer_list<std::int64_t> counts);
-  explicit Domain(const std::vector<Dim>& dims);
+  explicit Domain(const std::vector<Dim>& dims, Order order = Order::c);
   // The same from a range of dimensions, without allocating.
-  explicit Domain(DimRange dims);
-  // Fortran loop nest, outermost first: Domain::loops({{1, n}, {n, 1, -1}}).
-  static Domain loops(const std::vector<Loop>& loops);
+  explicit Domain(DimRange dims, Order order = Order::c);
+  // A loop nest as written, outermost loop first: Domain::loops({{1, n}, {n, 1, -1}}).
+  // In C order (the default) dimension d is the d-th loop, so the innermost loop is
+  // the last dimension. In Fortran order the dimensions are the loops innermost first:
+  // for `do j = 1, n; do i = 1, m` the index token's p[0] is i and p[1] is j, as in
+  // the subscripts of a column-major a(i, j), and i is still the fastest.
+  static Domain loops(const std::vector<Loop>& loops, Order order = Order::c);
 
   int rank() const noexcept { return rank_; }
+  Order order() const noexcept { return order_; }
+  // The same logical indices as a C-order domain: a Fortran-order domain's dimensions
+  // in reverse (its index (i, j, k) is the result's (k, j, i)); a C-order domain as is.
+  Domain in_c_order() const noexcept;
   // Throws DomainError (naming d) for d outside 0..rank()-1.
   const Dim& operator[](int d) const;
   DimRange dims() const noexcept { return {dims_.data(), dims_.data() + rank_}; }
   // Number of logical indices: the product of the counts.
   std::int64_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
-  // "[0:4:1, 10:3:-2]" (first:count:step per dimension).
+  // "[0:4:1, 10:3:-2]" (first:count:step per dimension), with " fortran" after a
+  // Fortran-order domain.
   std::string to_string() const;
 
  private:
@@ -95,6 +117,7 @@ class STUBJIT_API Domain {
   std::array<Dim, max_rank> dims_{};
   int rank_ = 0;
   std::int64_t size_ = 0;
+  Order order_ = Order::c;
 };
 
 }  // namespace stubjit

@@ -1,9 +1,11 @@
 // Dispatch planning: how a compute domain is covered by physical launches.
 //
-// Physical dimensions are x, y, z (x varies fastest). Direct indexing maps logical
-// dimension N-1 (the innermost, contiguous one in row-major fields) to x, N-2 to y
-// and N-3 to z. Spread indexing flattens the thread id of the dispatch to a linear
-// position and raises it to an N-dimensional one.
+// Physical dimensions are x, y, z (x varies fastest). Direct indexing maps the
+// domain's fastest dimension to x, the next to y and the next to z: in C order logical
+// dimension N-1 (the contiguous one in row-major fields) to x, N-2 to y, N-3 to z; in
+// Fortran order dimension 0 to x, 1 to y, 2 to z (Order). Spread indexing flattens the
+// thread id of the dispatch to a linear position and raises it to an N-dimensional
+// one, fastest dimension fastest.
 #pragma once
 
 #include <array>

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "bind/arg_layout.hpp"
+#include "bind/domain_order.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -79,7 +80,7 @@ std::optional<Domain> reorder(const Signature& signature, const Domain& domain, 
     const wide r = reach[std::size_t(d)];
     return r < 0 ? -r : r;
   };
-  std::array<int, max_rank> order;  // order[q]: the domain dimension run as dimension q
+  DimOrder order{};  // order[q]: the domain dimension run as dimension q
   for (int d = 0; d < rank; ++d) order[std::size_t(d)] = d;
   for (int a = 1; a < rank; ++a) {  // insertion sort, stable, largest reach outermost
     const int moving = order[std::size_t(a)];
@@ -102,32 +103,7 @@ std::optional<Domain> reorder(const Signature& signature, const Domain& domain, 
   }
   if (!changed) return std::nullopt;
 
-  // Each projected slot's extents and strides of the domain's dimensions, reordered.
-  unsigned char* packed = bound.packed.data();
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < signature.size(); ++i) {
-    const Param& p = signature[i];
-    const Binding binding = bound.bindings[i];
-    if (binding == Binding::projection) {
-      const auto slot_rank = static_cast<std::size_t>(actual_rank(p, binding, rank));
-      unsigned char* extents = packed + at + 8;
-      unsigned char* field_strides = extents + 8 * slot_rank;
-      std::array<i64, max_rank> old_extents, old_strides;
-      for (int d = 0; d < rank; ++d) {
-        old_extents[std::size_t(d)] = read_i64(extents + 8 * std::size_t(d));
-        old_strides[std::size_t(d)] = read_i64(field_strides + 8 * std::size_t(d));
-      }
-      for (int q = 0; q < rank; ++q) {
-        const auto d = static_cast<std::size_t>(order[std::size_t(q)]);
-        write_i64(extents + 8 * std::size_t(q), old_extents[d]);
-        write_i64(field_strides + 8 * std::size_t(q), old_strides[d]);
-      }
-    }
-    at += slot_size(p, binding, rank);
-  }
-  for (int q = 0; q < rank; ++q)
-    bound.index_order[static_cast<std::size_t>(order[std::size_t(q)])] =
-        static_cast<std::uint8_t>(q);
+  permute_domain_dims(signature, rank, order, true, bound);
   return Domain(DimRange(run.data(), run.data() + rank));
 }
 
@@ -137,8 +113,7 @@ std::optional<Domain> fuse_dimensions(const Signature& signature, const Domain& 
                                       BoundArgs& bound) {
   const int rank = domain.rank();
   if (rank < 2 || domain.empty()) return std::nullopt;
-  for (const Param& p : signature)
-    if (p.kind == ParamKind::index) return reorder(signature, domain, bound);
+  if (takes_index(signature)) return reorder(signature, domain, bound);
 
   const DimRange dims = domain.dims();
   std::array<ProjectedField, max_kernel_parameters> fields;

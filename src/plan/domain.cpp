@@ -1,5 +1,6 @@
 #include "stubjit/domain.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -16,6 +17,8 @@ constexpr wide int64_min = std::numeric_limits<std::int64_t>::min();
 bool fits_int64(wide value) { return value >= int64_min && value <= int64_max; }
 
 }  // namespace
+
+const char* name_of(Order order) noexcept { return order == Order::fortran ? "fortran" : "c"; }
 
 Dim Dim::loop(std::int64_t first, std::int64_t last, std::int64_t step) {
   if (step == 0) throw DomainError(-1, "loop step must not be 0");
@@ -39,9 +42,20 @@ Domain::Domain(std::initializer_list<std::int64_t> counts) {
   validate();
 }
 
-Domain::Domain(const std::vector<Dim>& dims) { assign(dims.data(), dims.size()); }
+Domain::Domain(const std::vector<Dim>& dims, Order order) : order_(order) {
+  assign(dims.data(), dims.size());
+}
 
-Domain::Domain(DimRange dims) { assign(dims.data(), dims.size()); }
+Domain::Domain(DimRange dims, Order order) : order_(order) { assign(dims.data(), dims.size()); }
+
+Domain Domain::in_c_order() const noexcept {
+  if (order_ == Order::c) return *this;
+  Domain reversed = *this;
+  for (int d = 0; d < rank_; ++d)
+    reversed.dims_[static_cast<std::size_t>(d)] = dims_[static_cast<std::size_t>(rank_ - 1 - d)];
+  reversed.order_ = Order::c;
+  return reversed;
+}
 
 void Domain::assign(const Dim* dims, std::size_t count) {
   if (count > static_cast<std::size_t>(max_rank)) {
@@ -61,18 +75,23 @@ const Dim& Domain::operator[](int d) const {
   return dims_[static_cast<std::size_t>(d)];
 }
 
-Domain Domain::loops(const std::vector<Loop>& loops) {
+Domain Domain::loops(const std::vector<Loop>& loops, Order order) {
   std::vector<Dim> dims;
   dims.reserve(loops.size());
   for (std::size_t d = 0; d < loops.size(); ++d) {
     try {
       dims.push_back(Dim::loop(loops[d].first, loops[d].last, loops[d].step));
     } catch (const DomainError& error) {
-      throw DomainError(static_cast<int>(d),
-                        "dimension " + std::to_string(d) + ": " + error.what());
+      // The dimension the loop becomes: Fortran order lists the innermost loop first.
+      const std::size_t dim = order == Order::fortran ? loops.size() - 1 - d : d;
+      throw DomainError(static_cast<int>(dim), "dimension " + std::to_string(dim) + " (loop " +
+                                                   std::to_string(d) +
+                                                   " of the nest): " + error.what());
     }
   }
-  return Domain(std::move(dims));
+  // Fortran order lists the dimensions fastest first: the innermost loop first.
+  if (order == Order::fortran) std::reverse(dims.begin(), dims.end());
+  return Domain(dims, order);
 }
 
 void Domain::validate() {
@@ -115,6 +134,7 @@ std::string Domain::to_string() const {
     out << dims_[d].first << ':' << dims_[d].count << ':' << dims_[d].step;
   }
   out << ']';
+  if (order_ == Order::fortran) out << " fortran";
   return out.str();
 }
 

@@ -20,7 +20,8 @@ using u64 = std::uint64_t;
 constexpr const char* axis_name[3] = {"x", "y", "z"};
 
 struct Request {
-  const Domain& domain;
+  const Domain& domain;  // in C order (Domain::in_c_order): its last dimension is the fastest
+  const Domain& given;   // as the caller gave it, for messages
   const DeviceLimits& limits;
   const BlockConstraints& constraints;
   const PlanPolicy& policy;
@@ -29,6 +30,11 @@ struct Request {
 // Count of logical dimension mapped to physical dimension p by direct indexing.
 u64 direct_count(const Domain& domain, int p) {
   return static_cast<u64>(domain.dims()[static_cast<std::size_t>(domain.rank() - 1 - p)].count);
+}
+
+// The dimension of the domain as given that direct indexing maps to physical dimension p.
+int given_dim(const Request& r, int p) {
+  return r.given.order() == Order::fortran ? p : r.domain.rank() - 1 - p;
 }
 
 u64 product(const Extent3& e) { return u64(e[0]) * e[1] * e[2]; }
@@ -293,7 +299,7 @@ DispatchList spread_chunks(const Request& r, const Extent3& b) {
 void require_dispatch_budget(const Request& r, u64 needed) {
   if (needed > r.policy.max_dispatches) {
     throw PlanError("max_dispatches", r.policy.max_dispatches,
-                    "domain " + r.domain.to_string() + " needs " + std::to_string(needed) +
+                    "domain " + r.given.to_string() + " needs " + std::to_string(needed) +
                         " dispatches, more than the limit " +
                         std::to_string(r.policy.max_dispatches));
   }
@@ -310,8 +316,8 @@ Plan plan_direct(const Request& r, bool forced, const Extent3& block) {
     if (p >= 0) {
       const u64 groups = div_ceil(direct_count(r.domain, p), u64(plan.block[p]));
       throw PlanError(cap_name(r.limits, p, plan.block[p]), group_cap(r.limits, p, plan.block[p]),
-                      "forced mode direct cannot cover domain " + r.domain.to_string() +
-                          ": dimension " + std::to_string(r.domain.rank() - 1 - p) + " needs " +
+                      "forced mode direct cannot cover domain " + r.given.to_string() +
+                          ": dimension " + std::to_string(given_dim(r, p)) + " needs " +
                           std::to_string(groups) + " groups along " + axis_name[p] +
                           ", the limit is " +
                           std::to_string(group_cap(r.limits, p, plan.block[p])));
@@ -329,7 +335,7 @@ Plan plan_spread(const Request& r, bool forced) {
   if (!single_spread(r, plan.block, d)) {
     if (forced) {
       throw PlanError("max_grid", spread_chunk_threads(r, plan.block),
-                      "forced mode spread cannot cover domain " + r.domain.to_string() +
+                      "forced mode spread cannot cover domain " + r.given.to_string() +
                           " in one dispatch: it holds at most " +
                           std::to_string(spread_chunk_threads(r, plan.block)) + " threads");
     }
@@ -375,7 +381,7 @@ Plan plan_for(const Request& r, std::optional<Mode> forced) {
     case Mode::direct:
       if (r.domain.rank() > 3) {
         throw PlanError("rank", 3,
-                        "forced mode direct needs rank <= 3; domain " + r.domain.to_string() +
+                        "forced mode direct needs rank <= 3; domain " + r.given.to_string() +
                             " has rank " + std::to_string(r.domain.rank()));
       }
       return plan_direct(r, true, choose_block(r, false));
@@ -433,7 +439,9 @@ Plan make_plan(const Domain& domain, const DeviceLimits& limits,
                const BlockConstraints& constraints, const PlanPolicy& policy,
                std::optional<Mode> forced) {
   require_launchable(limits);
-  const Request r{domain, limits, constraints, policy};
+  // The fastest dimension goes to x: a Fortran-order domain is planned in C order.
+  const Domain c_order = domain.in_c_order();
+  const Request r{c_order, domain, limits, constraints, policy};
   Plan plan = plan_for(r, forced);
   // The one-dispatch modes count too: a budget of 0 launches nothing.
   require_dispatch_budget(r, plan.dispatches.size());

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "bind/dense.hpp"
+#include "bind/domain_order.hpp"
 #include "bind/fusion.hpp"
 #include "bind/view_stride.hpp"
 #include "codegen/identifier.hpp"
@@ -117,8 +118,12 @@ bool has_short_rows(const KernelState& kernel, const Domain& run) {
 }  // namespace
 
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
-                         BoundArgs& bound, std::optional<Domain>& fused) {
-  const Domain& run = fused_or_given(kernel, domain, mode, bound, fused);
+                         BoundArgs& bound, RunDomains& made) {
+  made.c_order = to_c_order(kernel.source.signature, domain, bound);
+  // A forced mode is refused over the domain as the caller gave it, in its own terms.
+  if (made.c_order && mode) plan_for(kernel, domain, mode);
+  const Domain& given = made.c_order ? *made.c_order : domain;
+  const Domain& run = fused_or_given(kernel, given, mode, bound, made.fused);
   bound.dense = kernel.dense_variant && is_dense(kernel.source.signature, run, bound);
   bound.view_stride =
       has_short_rows(kernel, run) ? view_stride_to_compile(kernel.source.signature, run, bound) : 0;
@@ -239,8 +244,8 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   }
   detail::BoundArgs bound;
   detail::bind(kernel, domain, args, count, bound);
-  std::optional<Domain> fused;
-  const Domain& run = detail::run_domain(kernel, domain, options.mode, bound, fused);
+  detail::RunDomains made;
+  const Domain& run = detail::run_domain(kernel, domain, options.mode, bound, made);
   detail::StreamState* stream =
       options.stream ? options.stream->state() : runtime.default_stream.get();
 
@@ -282,8 +287,8 @@ std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& ar
   if (!state_) throw Error("null kernel");
   detail::BoundArgs bound;
   detail::bind(*state_, domain, args.data(), args.size(), bound);
-  std::optional<Domain> fused;
-  const Domain& run = detail::run_domain(*state_, domain, forced, bound, fused);
+  detail::RunDomains made;
+  const Domain& run = detail::run_domain(*state_, domain, forced, bound, made);
   const Plan plan = detail::plan_for(*state_, run, forced);
   return detail::generate_stub(detail::stub_request(*state_->runtime, state_->source,
                                                     detail::variant_of(*state_, run, plan, bound)))

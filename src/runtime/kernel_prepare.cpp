@@ -35,8 +35,8 @@ Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const A
   detail::RuntimeState& runtime = *kernel.runtime;
   detail::BoundArgs bound;
   detail::bind(kernel, domain, args, count, bound);
-  std::optional<Domain> fused;
-  const Domain& run = detail::run_domain(kernel, domain, mode, bound, fused);
+  detail::RunDomains made;
+  const Domain& run = detail::run_domain(kernel, domain, mode, bound, made);
   const Plan plan = detail::plan_for(kernel, run, mode);
   Prepared out;
   out.summary = LaunchSummary{plan.mode, plan.rank, plan.dispatches.size(), false};

@@ -13,15 +13,23 @@ namespace stubjit::detail {
 // Arguments against the signature (ArgumentError, AliasError).
 void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std::size_t count,
           BoundArgs& bound);
-// The domain the launch runs over: `domain` as given, or its fusion (bind/fusion.hpp),
-// kept in `fused`, with `bound` rewritten for it. Not fused where the runtime's
-// options say so or the kernel fixes its group shape. A forced direct launch is
-// refused or not over the domain as given (PlanError from here), and fused only where
-// the fused domain fits as well, so that whether a launch is refused never depends on
-// strides. Sets bound.dense for targets with a dense variant (bind/dense.hpp), and
-// bound.view_stride for launches with short rows (bind/view_stride.hpp).
+// The domains run_domain makes and the launch runs over: the C-order form of a
+// Fortran-order domain, and the fusion of the one given or of that form.
+struct RunDomains {
+  std::optional<Domain> c_order;
+  std::optional<Domain> fused;
+};
+// The domain the launch runs over, in C order (every stub runs its last dimension
+// fastest): `domain` as given, its C-order form (bind/domain_order.hpp), or the
+// fusion of either (bind/fusion.hpp), kept in `made`, with `bound` rewritten for it.
+// Not fused where the runtime's options say so or the kernel fixes its group shape.
+// A forced mode is refused or not over the domain as given (PlanError from here), and
+// a forced direct launch is fused only where the fused domain fits as well, so that
+// whether a launch is refused never depends on strides. Sets bound.dense for targets
+// with a dense variant (bind/dense.hpp), and bound.view_stride for launches with short
+// rows (bind/view_stride.hpp).
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
-                         BoundArgs& bound, std::optional<Domain>& fused);
+                         BoundArgs& bound, RunDomains& made);
 // The plan, checked against the device's own limits when the runtime's are
 // overridden (PlanError).
 Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode);

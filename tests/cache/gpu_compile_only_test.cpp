@@ -70,6 +70,47 @@ TEST_P(GpuCompileOnlyCache, SecondRuntimeReadsTheBinaryInsteadOfCompiling) {
   EXPECT_EQ(second.counters().disk_rejected, 0u);
 }
 
+// A Fortran nest's stencil (do j; do i over column-major a(i, j), b(i, j)) compiles for
+// the target, in every mode, and its stub hands the index token the run's dimensions
+// back in Fortran order: p[0], i, is the stub's innermost (last) dimension.
+TEST_P(GpuCompileOnlyCache, AFortranOrderStencilCompiles) {
+  const GpuCase& c = GetParam();
+  NeutralCacheEnv neutral;
+  ScopedEnv arch(c.arch_variable, c.arch);
+  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
+  RuntimeOptions options;
+  options.backend = c.backend;
+  options.disk_cache = false;
+  std::optional<Runtime> runtime;
+  try {
+    runtime.emplace(options);
+  } catch (const BackendError& error) {
+    GTEST_SKIP() << c.backend << " cannot compile here: " << error.what();
+  }
+  Kernel jacobi = runtime->kernel({"jacobi_f",
+                                   {index("p"), in<double>("a", 2), inout<double>("b")},
+                                   "const auto i = p[0], j = p[1];\n"
+                                   "b = 0.25 * (a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + "
+                                   "a(i, j + 1));"});
+  const std::int64_t m = 53, n = 37;
+  std::vector<double> a(m * n), b(m * n);
+  const std::vector<std::int64_t> column_major = {1, m};
+  const Field fa = runtime->wrap(static_cast<const double*>(a.data()), {m, n}, column_major);
+  const Field fb = runtime->wrap(b.data(), {m, n}, column_major);
+  const Domain interior = Domain::loops({{1, n - 2}, {m - 2, 1, -1}}, Order::fortran);
+  for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+    SCOPED_TRACE(name_of(mode));
+    LaunchOptions forced;
+    forced.mode = mode;
+    const LaunchSummary summary = jacobi.prepare(forced, interior, fa, fb);
+    EXPECT_TRUE(summary.compiled);
+    EXPECT_EQ(summary.mode, mode);
+  }
+  EXPECT_EQ(runtime->counters().compiles, 3u);
+  const std::string source = jacobi.stub_source(interior, {fa, fb});
+  EXPECT_NE(source.find("stubjit_index = {{stubjit_i1, stubjit_i0}}"), std::string::npos) << source;
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GpuCompileOnlyCache,
                          ::testing::Values(GpuCase{"cuda", "STUBJIT_CUDA_ARCH", "sm_90", "cubin",
                                                    "cuda/sm_90/"},

@@ -747,6 +747,30 @@ TEST_F(Prewarm, SpecializedScalarsArePreparedForTheGivenValues) {
   EXPECT_EQ(y.to_vector<std::int32_t>(), std::vector<std::int32_t>(16, -40));
 }
 
+// A Fortran-order launch is prepared over column-major fields, as a Fortran program
+// has them: an application launching the nest that way compiles nothing.
+TEST_F(Prewarm, FortranOrderLaunchesArePreparedOverColumnMajorFields) {
+  const std::string file = write_file(R"({"name": "collapse",
+   "params": [{"name": "p", "kind": "index"}, {"name": "a", "kind": "inout", "type": "double"}],
+   "body": "a = 1000.0 * p[0] + p[1];",
+   "launches": [{"domain": [53, 37], "order": "fortran"}]})");
+  const json report =
+      stubjit_json({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(statuses(report), std::vector<std::string>{"compiled"}) << report.dump();
+  EXPECT_EQ(report["stubs"][0]["domain"], "[0:53:1, 0:37:1] fortran");
+
+  const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
+  Runtime runtime(cpu_on_root());
+  Kernel collapse =
+      runtime.kernel({"collapse", {index("p"), inout<double>("a")}, "a = 1000.0 * p[0] + p[1];"});
+  Field a = runtime.allocate<double>({53, 37}, Layout::column_major);
+  EXPECT_FALSE(collapse.launch(Domain::loops({{0, 36}, {0, 52}}, Order::fortran), a).compiled);
+  EXPECT_EQ(runtime.counters().disk_hits, 1u);
+  const std::vector<double> values = a.to_vector<double>();
+  EXPECT_EQ(values[std::size_t(52 + 36 * 53)], 1000.0 * 52 + 36);  // a(52, 36)
+  EXPECT_EQ(values[std::size_t(1 + 2 * 53)], 1000.0 * 1 + 2);      // a(1, 2)
+}
+
 TEST_F(Prewarm, Sm90CompilesCubinsWithoutADeviceAndEmitsThem) {
   {
     RuntimeOptions probe;
@@ -842,6 +866,9 @@ TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
       {{write_file(R"({"name": "k", "params": [], "body": "",
                        "launches": [{"domain": [8], "values": [1]}]})")},
        "'values' must be an object"},
+      {{write_file(R"({"name": "k", "params": [], "body": "",
+                       "launches": [{"domain": [8, 2], "order": "F"}]})")},
+       "order must be c or fortran, not 'F'"},
       // Direct cannot cover rank 4.
       {{write_file(R"({"name": "k", "params": [], "body": "",
                        "launches": [{"domain": [2, 2, 2, 2], "mode": "direct"}]})")},

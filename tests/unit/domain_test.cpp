@@ -36,6 +36,41 @@ TEST(Domain, FortranLoopsMapOntoFirstCountStep) {
   EXPECT_EQ(domain.size(), 12);
 }
 
+TEST(Domain, FortranOrderListsTheLoopsInnermostFirst) {
+  // do k = 0, 4; do j = 10, 2, -4; do i = 1, 3
+  const Domain nest = Domain::loops({{0, 4}, {10, 2, -4}, {1, 3}}, Order::fortran);
+  EXPECT_EQ(nest.order(), Order::fortran);
+  EXPECT_EQ(nest.to_string(), "[1:3:1, 10:3:-4, 0:5:1] fortran");
+  const Domain c = Domain::loops({{0, 4}, {10, 2, -4}, {1, 3}});
+  EXPECT_EQ(c.order(), Order::c);
+  EXPECT_EQ(c.to_string(), "[0:5:1, 10:3:-4, 1:3:1]");
+  // Its C-order form: the same indices with the dimensions reversed.
+  const Domain reversed = nest.in_c_order();
+  EXPECT_EQ(reversed.order(), Order::c);
+  EXPECT_EQ(reversed.to_string(), c.to_string());
+  EXPECT_EQ(reversed.size(), 45);
+  EXPECT_EQ(c.in_c_order().to_string(), c.to_string());
+  EXPECT_STREQ(name_of(Order::fortran), "fortran");
+  EXPECT_STREQ(name_of(Order::c), "c");
+}
+
+TEST(Domain, AFortranLoopErrorNamesTheDimensionItWouldBe) {
+  try {
+    Domain::loops({{0, 4}, {1, 3, 0}, {1, 3}, {0, 1}}, Order::fortran);
+    FAIL() << "step 0 accepted";
+  } catch (const DomainError& error) {
+    EXPECT_EQ(error.dimension(), 2);  // loop 1 of 4, innermost first
+    EXPECT_NE(std::string(error.what()).find("dimension 2 (loop 1 of the nest)"), std::string::npos)
+        << error.what();
+  }
+  try {
+    Domain::loops({{0, 4}, {1, 3, 0}});
+    FAIL() << "step 0 accepted";
+  } catch (const DomainError& error) {
+    EXPECT_EQ(error.dimension(), 1);
+  }
+}
+
 TEST(Domain, DeviceLoopLenAgreesWithHost) {
   // The prelude's loop_len (usable in kernel bodies) against the host's Dim::loop,
   // including GPUFORT's truncation pitfall: (0-1)/2 == 0 must not give 1.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bind/bind.hpp"
+#include "bind/domain_order.hpp"
 #include "bind/fusion.hpp"
 #include "stubjit/runtime.hpp"
 
@@ -211,6 +212,66 @@ TEST_F(Fusion, AKernelThatTakesItsIndexWalksADescendingDimensionUpwards) {
   EXPECT_EQ((*run)[1].step, 1);
   EXPECT_EQ((*run)[1].count, 4);
   EXPECT_EQ(bound_.index_order, identity_order);
+}
+
+// A Fortran-order domain runs as its C-order form (bind/domain_order.hpp): the domain's
+// dimensions reversed, each projected slot's domain dimensions with them, the index
+// token's dimensions sent back.
+TEST_F(Fusion, AFortranOrderDomainRunsReversedWithItsSlots) {
+  // y: column-major 3 x 4 x 2, a rank-1 view (the last dimension) per index of a rank-2
+  // domain; the table is broadcast and keeps its slot.
+  const Field table = runtime_.wrap(static_cast<const float*>(x_.data()), {5});
+  const Field y = runtime_.wrap(y_.data(), {3, 4, 2}, std::vector<std::int64_t>{1, 3, 12});
+  const Signature signature = {index("p"), in<float>("table", 1), inout<float>("y", 1)};
+  const Domain fortran({Dim{0, 3, 1}, Dim{1, 3, 1}}, Order::fortran);
+  bind_arguments(signature, fortran, std::vector<Arg>{table, y}.data(), 2, owner_.owner(), bound_);
+  const auto run = to_c_order(signature, fortran, bound_);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->order(), Order::c);
+  EXPECT_EQ(run->to_string(), "[1:3:1, 0:3:1]");
+  EXPECT_EQ(bound_.index_order[0], 1);  // the token's p[0] is the run's last dimension
+  EXPECT_EQ(bound_.index_order[1], 0);
+  const Slot st = read_slot(bound_, 0, 1);
+  EXPECT_EQ(st.extents, std::vector<std::int64_t>{5});
+  const Slot sy = read_slot(bound_, 8 + 16, 3);
+  EXPECT_EQ(sy.data, y_.data());
+  EXPECT_EQ(sy.extents, (std::vector<std::int64_t>{4, 3, 2}));
+  EXPECT_EQ(sy.strides, (std::vector<std::int64_t>{3, 1, 12}));
+
+  // Fusion's memory order then has nothing to move: y runs along its columns already.
+  EXPECT_FALSE(fuse_dimensions(signature, *run, bound_));
+  EXPECT_EQ(bound_.index_order[0], 1);
+}
+
+TEST_F(Fusion, AFortranOrderDomainOverRowMajorFieldsStillRunsInMemoryOrder) {
+  // Row-major 3 x 7 under a Fortran-order domain: reversed, then put back in memory
+  // order by the reference field; the token's dimensions end where they started.
+  const Field y = runtime_.wrap(y_.data(), {3, 7});
+  const Signature with_index = {index("i"), inout<float>("y")};
+  const Domain fortran({Dim{0, 3, 1}, Dim{2, 4, 1}}, Order::fortran);
+  bind_arguments(with_index, fortran, std::vector<Arg>{y}.data(), 1, owner_.owner(), bound_);
+  const auto c_order = to_c_order(with_index, fortran, bound_);
+  ASSERT_TRUE(c_order);
+  const auto run = fuse_dimensions(with_index, *c_order, bound_);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->to_string(), "[0:3:1, 2:4:1]");
+  EXPECT_EQ(bound_.index_order, identity_order);
+  const Slot sy = read_slot(bound_, 0, 2);
+  EXPECT_EQ(sy.extents, (std::vector<std::int64_t>{3, 7}));
+  EXPECT_EQ(sy.strides, (std::vector<std::int64_t>{7, 1}));
+}
+
+TEST_F(Fusion, ACOrderOrRankOneDomainIsNotReordered) {
+  const Field y = runtime_.wrap(y_.data(), {4, 5});
+  const Signature with_index = {index("i"), inout<float>("y")};
+  bind_arguments(with_index, Domain{4, 5}, std::vector<Arg>{y}.data(), 1, owner_.owner(), bound_);
+  EXPECT_FALSE(to_c_order(with_index, Domain{4, 5}, bound_));
+  const Field row = runtime_.wrap(y_.data(), {6});
+  const Domain line({Dim{0, 6, 1}}, Order::fortran);
+  BoundArgs bound;
+  bind_arguments(with_index, line, std::vector<Arg>{row}.data(), 1, owner_.owner(), bound);
+  EXPECT_FALSE(to_c_order(with_index, line, bound));
+  EXPECT_EQ(bound.index_order, identity_order);
 }
 
 TEST_F(Fusion, TrailingViewDimensionsAreKept) {

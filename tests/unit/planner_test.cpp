@@ -102,6 +102,39 @@ TEST(Planner, DirectWhenEachDimensionFits) {
   expect_exactly_once(domain, plan, "100x1000");
 }
 
+TEST(Planner, FortranOrderPutsDimensionZeroOnX) {
+  // do j = 1, 37; do i = 1, 53 in Fortran order: i (53) on x, j (37) on y.
+  const Domain fortran = Domain::loops({{1, 37}, {1, 53}}, Order::fortran);
+  const Plan plan = make_plan(fortran, DeviceLimits{});
+  EXPECT_EQ(plan.mode, Mode::direct);
+  ASSERT_EQ(plan.dispatches.size(), 1u);
+  EXPECT_EQ(plan.block[0], 32u);              // the rank-2 default 32 x 8: 53 needs no folding
+  EXPECT_EQ(plan.dispatches[0].grid[0], 2u);  // ceil(53 / 32)
+  EXPECT_EQ(plan.dispatches[0].grid[1], 5u);  // ceil(37 / 8)
+  // The same points in C order put the last dimension, j, on x.
+  const Plan c = make_plan(Domain({fortran[0], fortran[1]}), DeviceLimits{});
+  EXPECT_EQ(c.dispatches[0].grid[0], 2u);  // ceil(37 / 32)
+  EXPECT_EQ(c.dispatches[0].grid[1], 7u);  // ceil(53 / 8)
+  expect_exactly_once(fortran.in_c_order(), plan, "fortran 53x37");
+}
+
+TEST(Planner, FortranOrderRefusalsNameTheDomainsOwnDimension) {
+  BlockConstraints unit;
+  unit.shape = {1, 1, 1};
+  try {
+    make_plan(Domain({Dim{0, 300, 1}, Dim{0, 10, 1}}, Order::fortran), one_per_group(256), unit, {},
+              Mode::direct);
+    FAIL() << "expected PlanError";
+  } catch (const PlanError& error) {
+    EXPECT_EQ(error.limit(), "max_grid[x]");
+    EXPECT_NE(std::string(error.what())
+                  .find("[0:300:1, 0:10:1] fortran: dimension 0 needs 300 "
+                        "groups along x"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(Planner, ShortInnerDimensionFoldsThreadsIntoTheNextOne) {
   // 200000 rows of 2: x shrinks to 2 threads, y takes the rest of the group.
   const Plan plan = make_plan(Domain{200000, 2}, DeviceLimits{});
