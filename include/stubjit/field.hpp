@@ -85,6 +85,28 @@ class STUBJIT_API Field {
   void copy_from_bytes_async(const void* host, std::size_t bytes, const Stream& stream);
   void copy_to_bytes_async(void* host, std::size_t bytes, const Stream& stream) const;
 
+  // Views: a Field over the same memory and owner with other extents, strides and
+  // offset. Nothing is copied or allocated on the device; a view of an allocated field
+  // keeps its memory alive, as any handle does, and is writable where the field is.
+  // Dimensions are numbered from 0; FieldError names a dimension or an index outside
+  // the field. docs/views.md has the rules and examples.
+  //
+  // Dimensions d1 and d2 swapped: element (i, j) of a.transpose(0, 1) is a's (j, i).
+  Field transpose(int d1, int d2) const;
+  // Dimension k of the view is dimension order[k] of this field (a permutation of
+  // 0..rank()-1).
+  Field permute(const std::vector<int>& order) const;
+  // A dummy dimension of `extent` inserted before dimension `dim` (0..rank()), with
+  // stride 0: every index along it is the same element. Such a view may be bound only
+  // read-only (ArgumentError otherwise): writes through it would race.
+  Field spread(int dim, std::int64_t extent) const;
+  // Fortran's a(first:last:step) along `dim`, 0-based and inclusive: the elements
+  // first, first + step, ... up to last; a step running away from last gives extent 0.
+  // A negative step walks backwards.
+  Field section(int dim, std::int64_t first, std::int64_t last, std::int64_t step = 1) const;
+  // The elements at index i of `dim`, that dimension dropped (rank() - 1).
+  Field slice(int dim, std::int64_t i) const;
+
   // The runtime whose backend owns the memory (identity only).
   const detail::RuntimeState* owner() const noexcept { return runtime_.get(); }
 
@@ -95,6 +117,11 @@ class STUBJIT_API Field {
   // when `into`).
   void check_copy(std::size_t bytes, bool into) const;
   void check_stream(const Stream& stream) const;
+  // Throws FieldError naming `what` unless 0 <= d < limit.
+  void check_dimension(const char* what, int d, int limit) const;
+  // This field with other extents and strides, `offset` elements further on.
+  Field view(std::vector<std::int64_t> extents, std::vector<std::int64_t> strides,
+             std::int64_t offset) const;
 
   std::shared_ptr<detail::RuntimeState> runtime_;
   std::shared_ptr<void> memory_;  // empty for wrapped memory

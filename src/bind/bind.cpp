@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bind/arg_layout.hpp"
+#include "bind/overlap.hpp"
 #include "stubjit/error.hpp"
 
 namespace stubjit::detail {
@@ -23,8 +24,8 @@ std::string describe_arg(const Arg& arg) {
          std::to_string(arg.field()->rank()) + ">";
 }
 
-// Byte range a field's elements occupy, for the aliasing rule. Conservative for
-// interleaved views: they overlap if their address ranges do.
+// Byte range a field's elements occupy: the aliasing rule's first test (overlap.hpp
+// decides for fields whose ranges meet).
 // No default member initializers: a launch keeps one per parameter on its stack,
 // written only for fields.
 struct ByteRange {
@@ -102,6 +103,18 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
   if (param.access == Access::read_write && !field.writable()) {
     throw ArgumentError(param.name, quoted(param) + " is read-write; got a read-only field");
   }
+  if (param.access == Access::read_write) {
+    // Many indices, one element: writes through it would race (a spread view).
+    for (int d = 0; d < field.rank(); ++d) {
+      if (field.stride(d) == 0 && field.extent(d) > 1) {
+        throw ArgumentError(param.name, quoted(param) + " is read-write; dimension " +
+                                            std::to_string(d) + " of its field has stride 0 (" +
+                                            std::to_string(field.extent(d)) +
+                                            " indices, one element): such a dimension is "
+                                            "read-only");
+      }
+    }
+  }
   if (binding == Binding::projection && bounds) {
     const std::int64_t* extents = field.extents().data();
     for (int d = 0; d < domain.rank(); ++d) {
@@ -148,17 +161,26 @@ void check_aliasing(const Signature& signature, const ByteRange* ranges, const A
     for (std::size_t j = 0; j < signature.size(); ++j) {
       if (j == i || signature[j].kind != ParamKind::field) continue;
       if (!overlap(ranges[i], ranges[j])) continue;
+      const Field& written = *args[arg_of[i]].field();
+      const Field& other = *args[arg_of[j]].field();
       const std::string rule = " (memory bound read-write may be bound only once per launch)";
-      if (same_view(*args[arg_of[i]].field(), *args[arg_of[j]].field())) {
+      if (same_view(written, other)) {
         throw AliasError(signature[i].name, signature[j].name,
                          "the field bound to read-write parameter '" + signature[i].name +
                              "' is also bound to parameter '" + signature[j].name + "'" + rule);
       }
+      // Strided views whose ranges meet may still share no element (overlap.hpp).
+      const std::optional<SharedElement> shared = shared_element(written, other);
+      if (!shared) continue;
+      const std::string which =
+          shared->proven ? "both hold the element at byte " + hex_address(shared->address)
+                         : "not proven apart in " + std::to_string(overlap_step_limit) +
+                               " steps, so taken to share an element";
       throw AliasError(signature[i].name, signature[j].name,
                        "the memory of the field bound to read-write parameter '" +
                            signature[i].name + "', bytes " + describe_range(ranges[i]) +
                            ", overlaps that of the field bound to parameter '" + signature[j].name +
-                           "', bytes " + describe_range(ranges[j]) + rule);
+                           "', bytes " + describe_range(ranges[j]) + ": " + which + rule);
     }
   }
 }
