@@ -101,6 +101,14 @@ void hand_jacobi_column_major(i64 m, i64 n, const float* a, float* b) {
   }
 }
 
+void hand_lower_triangle(i64 n, double* a) {
+#pragma omp parallel for schedule(dynamic, 16)
+  for (i64 i = 0; i < n; ++i) {
+    double* __restrict row = a + i * n;
+    for (i64 j = 0; j <= i; ++j) row[j] = 2 * row[j] + 1;
+  }
+}
+
 void hand_saxpy(const HandNest& nest, float a, const float* x, float* y) {
   run_any(nest, [=](i64 ox, i64 oy, i64 count, i64 sx, i64 sy) {
     const float* __restrict xr = x + ox;

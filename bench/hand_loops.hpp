@@ -10,6 +10,10 @@ void hand_saxpy_2d(std::int64_t rows, std::int64_t cols, float a, const float* x
 // b(i, j) = 0.25 * (a(i-1, j) + a(i+1, j) + a(i, j-1) + a(i, j+1)).
 void hand_jacobi_column_major(std::int64_t m, std::int64_t n, const float* a, float* b);
 
+// a(i, j) = 2 a(i, j) + 1 over the lower triangle (j <= i) of a row-major n x n matrix,
+// rows shared among OpenMP threads in chunks of 16 (dynamic: rows differ in length).
+void hand_lower_triangle(std::int64_t n, double* a);
+
 // A loop nest for the shape matrix (bench/shape_matrix.cpp): `rank` loops, outermost
 // first, in the order a hand-writer would walk the fields (memory order), with each
 // field's stride per loop in elements.

@@ -82,8 +82,14 @@ void read_param(const json& p, const std::string& where, KernelDescription& out)
       throw KernelFileError(where + ": binding must be projection or broadcast");
     }
     binding = how == "broadcast" ? Binding::broadcast : Binding::projection;
+  } else if (kind == "mask") {
+    param = in<float>(param.name);
+    param.type = element_type(string_field(p, "type", where), where);
+    param.mask = true;
+    binding = Binding::projection;
   } else {
-    throw KernelFileError(where + ": kind must be scalar, in, inout or index, not '" + kind + "'");
+    throw KernelFileError(where + ": kind must be scalar, in, inout, mask or index, not '" + kind +
+                          "'");
   }
   if (p.contains("specialized")) {
     if (!p["specialized"].is_boolean())
@@ -213,6 +219,7 @@ KernelDescription description_of(const json& doc, const std::string& origin) {
     if (!doc.contains("body")) throw KernelFileError(origin + ": 'body' is missing");
     out.source.body = text_of(doc["body"], origin + ": body");
     if (doc.contains("helpers")) out.source.helpers = text_of(doc["helpers"], origin + ": helpers");
+    if (doc.contains("filter")) out.source.filter = text_of(doc["filter"], origin + ": filter");
     if (doc.contains("block")) {
       const json& block = doc["block"];
       if (!block.is_object()) throw KernelFileError(origin + ": 'block' must be an object");

@@ -41,6 +41,12 @@ struct KernelSource {
   std::string body;
   std::string helpers;
   BlockConstraints block{};
+  // A non-rectangular domain: the points of each launch's domain (its embedding box)
+  // where this C++ expression is true, over `i`, the point's logical index (a
+  // stubjit::Index<N>: i[d], i.rank), e.g. "i[1] <= i[0]" for a lower triangle. The
+  // body never runs at the other points. Empty: every point. It may call the helpers.
+  // Masks (mask<T>) filter too; a point runs when it passes every filter.
+  std::string filter;
 };
 
 // One launch argument: a scalar value or a field. Implicit from either, so that

@@ -35,6 +35,8 @@ struct STUBJIT_API Param {
   // Scalars only: the value of each launch is compiled into the stub as a constant
   // (one stub per value; see specialized<T>).
   bool specialized = false;
+  // Read-only rank-0 fields only: a mask (see mask<T>).
+  bool mask = false;
 };
 
 using Signature = std::vector<Param>;
@@ -91,9 +93,21 @@ Param inout(std::string name, int rank = 0) {
   return field<T>(std::move(name), rank, Access::read_write);
 }
 
+// A mask: a read-only field projected over the domain (one element per index) whose
+// zero elements filter their indices out. The body runs only where the element is
+// nonzero, and sees it as an ordinary `T name`. A launch binds it like any field; a
+// mask bound whole (broadcast) is an ArgumentError.
+template <class T>
+Param mask(std::string name) {
+  Param param = in<T>(std::move(name));
+  param.mask = true;
+  return param;
+}
+
 STUBJIT_API Param index(std::string name);
 
-// "scalar<float> a", "specialized<int32> n", "field<double, 2, read_write> y", "index i".
+// "scalar<float> a", "specialized<int32> n", "field<double, 2, read_write> y",
+// "mask<int32> inside", "index i".
 STUBJIT_API std::string to_string(const Param& param);
 
 }  // namespace stubjit

@@ -115,6 +115,12 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
       }
     }
   }
+  if (param.mask && binding != Binding::projection) {
+    throw ArgumentError(param.name, quoted(param) +
+                                        " is a mask: it takes a field of the domain's "
+                                        "rank, one element per index; got " +
+                                        describe_arg(arg));
+  }
   if (binding == Binding::projection && bounds) {
     const std::int64_t* extents = field.extents().data();
     for (int d = 0; d < domain.rank(); ++d) {
@@ -243,6 +249,7 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
   }
 
   out.bindings.resize(n);
+  out.uses_index = false;
   // Which argument each parameter takes (index tokens take none), and the bytes each
   // field spans. Signatures have at most max_kernel_parameters parameters (checked
   // when the kernel was made); entries of other parameters stay unwritten and unread.
@@ -261,6 +268,7 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
     const Param& param = params[i];
     if (param.kind == ParamKind::index) {
       out.bindings.set(i, Binding::index);
+      out.uses_index = true;
       continue;
     }
     const Arg& arg = args[next];

@@ -60,6 +60,10 @@ struct BoundArgs {
   BindingList bindings;  // one per parameter
   PackedArgs packed;
   IndexOrder index_order = identity_order;
+  // The stub computes each point's index: the kernel takes an index token (set by
+  // bind_arguments) or has a filter (set by the runtime). Such a launch keeps its
+  // dimensions: reordered, never fused.
+  bool uses_index = false;
   // Every position, logical index and element offset fits in int32, so a stub may
   // use the 32-bit index variant (false when the caller did not ask).
   bool fits_int32 = false;

@@ -17,12 +17,6 @@ void write_i64(unsigned char* at, std::int64_t value) { std::memcpy(at, &value, 
 
 }  // namespace
 
-bool takes_index(const Signature& signature) noexcept {
-  for (const Param& p : signature)
-    if (p.kind == ParamKind::index) return true;
-  return false;
-}
-
 void permute_domain_dims(const Signature& signature, int rank, const DimOrder& order, bool index,
                          BoundArgs& bound) {
   const auto r = static_cast<std::size_t>(rank);
@@ -63,7 +57,7 @@ std::optional<Domain> to_c_order(const Signature& signature, const Domain& domai
   if (domain.order() != Order::fortran || rank < 2) return std::nullopt;
   DimOrder reversed{};
   for (int q = 0; q < rank; ++q) reversed[static_cast<std::size_t>(q)] = rank - 1 - q;
-  permute_domain_dims(signature, rank, reversed, takes_index(signature), bound);
+  permute_domain_dims(signature, rank, reversed, bound.uses_index, bound);
   return domain.in_c_order();
 }
 

@@ -16,10 +16,10 @@ using DimOrder = std::array<int, Domain::max_rank>;
 
 // Rewrites `bound` for a launch over the current domain's dimensions in `order`: each
 // projected slot's extents and strides of the domain's `rank` dimensions move with
-// them, and, when `takes_index`, bound.index_order follows (the kernel's dimension d
-// stays where its logical index is).
-void permute_domain_dims(const Signature& signature, int rank, const DimOrder& order,
-                         bool takes_index, BoundArgs& bound);
+// them, and, when `index` (the stub computes the index), bound.index_order follows (the
+// kernel's dimension d stays where its logical index is).
+void permute_domain_dims(const Signature& signature, int rank, const DimOrder& order, bool index,
+                         BoundArgs& bound);
 
 // A launch over a Fortran-order domain of rank 2 or more: the same launch over
 // domain.in_c_order(), with `bound` rewritten for it (the fields keep the dimension
@@ -27,7 +27,5 @@ void permute_domain_dims(const Signature& signature, int rank, const DimOrder& o
 // domain's order). nullopt, nothing touched, for a C-order domain or rank 1.
 std::optional<Domain> to_c_order(const Signature& signature, const Domain& domain,
                                  BoundArgs& bound);
-
-bool takes_index(const Signature& signature) noexcept;
 
 }  // namespace stubjit::detail

@@ -113,7 +113,7 @@ std::optional<Domain> fuse_dimensions(const Signature& signature, const Domain& 
                                       BoundArgs& bound) {
   const int rank = domain.rank();
   if (rank < 2 || domain.empty()) return std::nullopt;
-  if (takes_index(signature)) return reorder(signature, domain, bound);
+  if (bound.uses_index) return reorder(signature, domain, bound);
 
   const DimRange dims = domain.dims();
   std::array<ProjectedField, max_kernel_parameters> fields;

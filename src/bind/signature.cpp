@@ -14,6 +14,7 @@ std::string to_string(const Param& param) {
       return std::string(param.specialized ? "specialized<" : "scalar<") + name_of(param.type) +
              "> " + param.name;
     case ParamKind::field:
+      if (param.mask) return std::string("mask<") + name_of(param.type) + "> " + param.name;
       return std::string("field<") + name_of(param.type) + ", rank " + std::to_string(param.rank) +
              ", " + (param.access == Access::read_write ? "read_write" : "read_only") + "> " +
              param.name;

@@ -49,9 +49,7 @@ std::int64_t view_stride_to_compile(const Signature& signature, const Domain& do
     const Param& p = signature[i];
     if (bound.bindings[i] == Binding::broadcast && p.rank > 0 && p.rank != rank) return 0;
   }
-  const bool takes_index = std::any_of(signature.begin(), signature.end(),
-                                       [](const Param& p) { return p.kind == ParamKind::index; });
-  if (takes_index && domain.dims()[static_cast<std::size_t>(rank - 1)].step != 1) return 0;
+  if (bound.uses_index && domain.dims()[static_cast<std::size_t>(rank - 1)].step != 1) return 0;
   const std::int64_t stride = common_view_stride(signature, rank, bound);
   return stride >= 2 && stride <= max_view_stride ? stride : 0;
 }

@@ -37,6 +37,8 @@ KernelIdentity identify(const KernelSource& source) {
   // body and helpers changes the key.
   id.source =
       "body " + length_prefixed(source.body) + "\nhelpers " + length_prefixed(source.helpers);
+  // Only where there is one, so that the keys of kernels without a filter stay as they were.
+  if (!source.filter.empty()) id.source += "\nfilter " + length_prefixed(source.filter);
   for (const Param& p : source.signature) id.signature += to_string(p) + ";";
   const BlockConstraints& b = source.block;
   id.block = "max_threads=" + std::to_string(b.max_threads) +

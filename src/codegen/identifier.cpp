@@ -115,6 +115,11 @@ void validate_kernel_source(const KernelSource& source) {
                            "; at most " + std::to_string(max_specialized_parameters) +
                            " are allowed");
     }
+    if (param.mask &&
+        (param.kind != ParamKind::field || param.rank != 0 || param.access != Access::read_only)) {
+      throw SignatureError(where + " is marked a mask; a mask is a read-only rank-0 field " +
+                           "(mask<T>)");
+    }
     switch (param.kind) {
       case ParamKind::field:
         if (param.rank < 0 || param.rank > max_field_rank)

@@ -56,7 +56,8 @@ const std::vector<OptionalPreludeHeader>& optional_prelude_headers() {
 std::vector<PreludeHeader> prelude_for(const StubRequest& request, std::string_view stub_code) {
   // What a compiler option may define (-D) or bring in (-include) reaches the user's
   // code too: the options are read with it.
-  std::string user_text = request.kernel->body + "\n" + request.kernel->helpers;
+  std::string user_text =
+      request.kernel->body + "\n" + request.kernel->helpers + "\n" + request.kernel->filter;
   for (const std::string& option : request.compiler_options) user_text += "\n" + option;
   std::vector<PreludeHeader> chosen;
   for (const PreludeHeader& header : prelude_headers()) {

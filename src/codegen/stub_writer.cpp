@@ -143,7 +143,10 @@ void StubContext::emit_argument_locals(int indent) const {
   }
 }
 
-bool StubContext::uses_index() const { return has_index_param(request_.kernel->signature); }
+// A filter reads the index too (KernelSource::filter).
+bool StubContext::uses_index() const {
+  return has_index_param(request_.kernel->signature) || !request_.kernel->filter.empty();
+}
 
 void StubContext::emit_logical_index(int indent, int d) const {
   const std::string n = std::to_string(d);
@@ -171,10 +174,15 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
                           "> stubjit_index = {{" + values + "}};");
   }
   std::string call = "stubjit_user::" + kernel.name + "(";
+  // The filters a point must pass (a non-rectangular domain): the kernel's predicate,
+  // then each mask's element.
+  std::string passes;
+  if (!kernel.filter.empty()) passes = "stubjit_user::stubjit_filter(stubjit_index)";
   for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
     const Param& p = kernel.signature[i];
     const std::string local = argument_local(p);
     if (i) call += ", ";
+    const std::size_t argument_at = call.size();
     switch (request_.bindings[i]) {
       case Binding::index:
         call += "stubjit_index";
@@ -203,8 +211,16 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
         break;
       }
     }
+    if (p.mask) {
+      passes +=
+          std::string(passes.empty() ? "" : " && ") + "(" + call.substr(argument_at) + ") != 0";
+    }
   }
-  out_.line(indent, call + ");");
+  if (passes.empty()) {
+    out_.line(indent, call + ");");
+  } else {
+    out_.line(indent, "if (" + passes + ") " + call + ");");
+  }
 }
 
 namespace {
@@ -232,6 +248,12 @@ void emit_line_reset(SourceWriter& out, const std::string& file_name) {
   out.raw("#line " + std::to_string(out.next_line() + 1) + " \"" + file_name + "\"\n");
 }
 
+// The kernel's filter as a function of the point's index, `i`.
+std::string filter_function(const StubContext& context, const DialectEmitter& dialect) {
+  return std::string(dialect.function_qualifiers()) + " bool stubjit_filter(stubjit::Index<" +
+         std::to_string(context.rank()) + ", " + context.index_type() + "> i)";
+}
+
 std::string user_function(const StubContext& context, const DialectEmitter& dialect) {
   const KernelSource& kernel = *context.request().kernel;
   std::string params;
@@ -246,6 +268,8 @@ void emit_user_declaration(const StubContext& context, const DialectEmitter& dia
   SourceWriter& out = context.out();
   out.line(0, "namespace stubjit_user {");
   out.line(0, user_function(context, dialect) + ";");
+  if (!context.request().kernel->filter.empty())
+    out.line(0, filter_function(context, dialect) + ";");
   out.line(0, "}  // namespace stubjit_user");
   out.raw("\n");
 }
@@ -266,6 +290,16 @@ void emit_user_code(const StubContext& context, const DialectEmitter& dialect,
     emit_line_reset(out, file_name);
   }
   out.line(0, "namespace stubjit_user {");
+  if (!kernel.filter.empty()) {
+    out.line(0, filter_function(context, dialect));
+    out.line(0, "{");
+    out.line(0, "  return (");
+    out.raw("#line 1 \"" + kernel.name + ".filter\"\n");
+    out.block(kernel.filter);
+    emit_line_reset(out, file_name);
+    out.line(0, "  );");
+    out.line(0, "}");
+  }
   out.line(0, user_function(context, dialect));
   out.line(0, "{");
   out.raw("#line 1 \"" + kernel.name + ".body\"\n");

@@ -358,7 +358,8 @@ void check_user_code(const KernelSource& kernel, const UserCodeRules& rules,
                      const std::string& stub_source) {
   for (const auto& [part, text] :
        {std::pair<const char*, const std::string*>{"helpers", &kernel.helpers},
-        {"body", &kernel.body}}) {
+        {"body", &kernel.body},
+        {"filter", &kernel.filter}}) {
     const Finding finding = Reader(*text, rules).read();
     if (finding.line == 0) continue;
     throw CompileError(kernel.name,

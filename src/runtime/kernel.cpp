@@ -66,6 +66,7 @@ void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std:
   const RuntimeState& runtime = *kernel.runtime;
   bind_arguments(kernel.source.signature, domain, args, count, &runtime, bound,
                  runtime.toolchain->traits().index32);
+  if (!kernel.source.filter.empty()) bound.uses_index = true;
 }
 
 namespace {

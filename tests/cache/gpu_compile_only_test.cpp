@@ -111,6 +111,37 @@ TEST_P(GpuCompileOnlyCache, AFortranOrderStencilCompiles) {
   EXPECT_NE(source.find("stubjit_index = {{stubjit_i1, stubjit_i0}}"), std::string::npos) << source;
 }
 
+// A filtered kernel (a lower triangle and a mask) compiles for the target in every mode.
+TEST_P(GpuCompileOnlyCache, AFilteredKernelCompiles) {
+  const GpuCase& c = GetParam();
+  NeutralCacheEnv neutral;
+  ScopedEnv arch(c.arch_variable, c.arch);
+  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
+  RuntimeOptions options;
+  options.backend = c.backend;
+  options.disk_cache = false;
+  std::optional<Runtime> runtime;
+  try {
+    runtime.emplace(options);
+  } catch (const BackendError& error) {
+    GTEST_SKIP() << c.backend << " cannot compile here: " << error.what();
+  }
+  KernelSource source{"lower", {mask<float>("keep"), inout<double>("y")}, "y = y * keep;"};
+  source.filter = "i[1] <= i[0]";
+  Kernel lower = runtime->kernel(source);
+  std::vector<float> keep(64 * 64, 1.0f);
+  std::vector<double> y(64 * 64);
+  const Field fk = runtime->wrap(static_cast<const float*>(keep.data()), {64, 64});
+  const Field fy = runtime->wrap(y.data(), {64, 64});
+  for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+    SCOPED_TRACE(name_of(mode));
+    LaunchOptions forced;
+    forced.mode = mode;
+    EXPECT_TRUE(lower.prepare(forced, Domain{64, 64}, fk, fy).compiled);
+  }
+  EXPECT_EQ(runtime->counters().compiles, 3u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GpuCompileOnlyCache,
                          ::testing::Values(GpuCase{"cuda", "STUBJIT_CUDA_ARCH", "sm_90", "cubin",
                                                    "cuda/sm_90/"},

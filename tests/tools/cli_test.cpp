@@ -393,6 +393,34 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
       << stub_only.output.substr(0, 200);
 }
 
+// A kernel file's filter and mask reach the stub as KernelSource::filter and mask<T> do.
+TEST_F(Cli, DumpStubOfAFilteredKernelIsTheLaunchsStub) {
+  const std::string file = dir_ / "lower.json";
+  std::ofstream(file) << R"({"name": "lower", "params": [{"name": "keep", "kind": "mask",)"
+                      << R"( "type": "int32"}, {"name": "y", "kind": "inout", "type": "double"}],)"
+                      << R"( "body": "y = 1;", "filter": "i[1] <= i[0]"})";
+  const ChildReport dumped = stubjit({"dump-stub", file, "--rank", "2", "--mode", "spread"});
+  ASSERT_EQ(dumped.exit_code, 0) << dumped.errors;
+  EXPECT_NE(dumped.output.find("bool stubjit_filter(stubjit::Index<2, stubjit::i64> i)"),
+            std::string::npos)
+      << dumped.output;
+  EXPECT_NE(dumped.output.find("if (stubjit_user::stubjit_filter(stubjit_index) && ("),
+            std::string::npos)
+      << dumped.output;
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.disk_cache = false;
+  options.fuse_dimensions = false;  // as dump-stub: the stub of the rank asked for
+  Runtime runtime(options);
+  KernelSource source{"lower", {mask<std::int32_t>("keep"), inout<double>("y")}, "y = 1;"};
+  source.filter = "i[1] <= i[0]";
+  Kernel lower = runtime.kernel(source);
+  // Rows longer than the CPU's short rows: the stub of any row length, as dumped.
+  Field keep = runtime.allocate<std::int32_t>({3, 40});
+  Field y = runtime.allocate<double>({3, 40});
+  EXPECT_EQ(dumped.output, lower.stub_source(Domain{3, 40}, {keep, y}, Mode::spread));
+}
+
 TEST_F(Cli, DumpStubWritesGpuDialectsWithoutADevice) {
   const json cuda = stubjit_json({"dump-stub", sample("row_sum.json"), "--mode", "spread", "--rank",
                                   "4", "--dialect", "cuda", "--index-bits", "32"});
@@ -557,7 +585,7 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
        "unknown type 'half'"},
       {R"({"name": "k", "params": [{"name": "y", "kind": "out", "type": "float"}], "body": ""})",
        {},
-       "kind must be scalar, in, inout or index"},
+       "kind must be scalar, in, inout, mask or index"},
       {R"({"name": "9k", "params": [], "body": ""})", {}, "9k"},
       {R"({"name": "k", "params": [], "body": 5})", {}, "body"},
       {R"({"params": [], "body": ""})", {}, "'name' must be a string"},
