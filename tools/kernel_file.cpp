@@ -83,6 +83,12 @@ void read_param(const json& p, const std::string& where, KernelDescription& out)
     }
     binding = how == "broadcast" ? Binding::broadcast : Binding::projection;
   } else if (kind == "mask") {
+    // A mask is one element per index: no rank, always projected.
+    if (p.contains("rank") &&
+        !(p["rank"].is_number_unsigned() && p["rank"].get<std::uint64_t>() == 0))
+      throw KernelFileError(where + ": a mask has rank 0");
+    if (p.contains("binding") && p["binding"] != "projection")
+      throw KernelFileError(where + ": a mask is always a projection");
     param = in<float>(param.name);
     param.type = element_type(string_field(p, "type", where), where);
     param.mask = true;

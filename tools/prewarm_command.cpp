@@ -2,6 +2,7 @@
 // cache) every stub the launches of kernel description files need, for a target,
 // without running anything, so that an application's first launches load from disk.
 // Public API only: Runtime, Kernel::prepare, Kernel::binary.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -95,7 +96,7 @@ class PlaceholderArgs {
         std::int64_t stride = 1;
         for (std::int64_t extent : extents) {
           strides.push_back(stride);
-          stride *= extent;
+          stride *= std::max<std::int64_t>(extent, 1);  // as Layout::column_major does
         }
       }
       fields_.push_back(runtime.wrap_memory(address, param.type, extents, strides,

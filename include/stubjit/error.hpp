@@ -74,7 +74,8 @@ class STUBJIT_API PlanError : public Error {
 
 // The run-time compiler rejected a stub. log() is the compiler's own output; lines
 // inside the user's body are reported as "<kernel>.body:<line>:<col>", lines in the
-// helper source as "<kernel>.helpers:<line>:<col>".
+// helper source as "<kernel>.helpers:<line>:<col>", lines in the filter as
+// "<kernel>.filter:<line>:<col>".
 class STUBJIT_API CompileError : public Error {
  public:
   CompileError(std::string kernel, std::string log, std::string source);

@@ -42,10 +42,12 @@ struct KernelSource {
   std::string helpers;
   BlockConstraints block{};
   // A non-rectangular domain: the points of each launch's domain (its embedding box)
-  // where this C++ expression is true, over `i`, the point's logical index (a
-  // stubjit::Index<N>: i[d], i.rank), e.g. "i[1] <= i[0]" for a lower triangle. The
-  // body never runs at the other points. Empty: every point. It may call the helpers.
-  // Masks (mask<T>) filter too; a point runs when it passes every filter.
+  // where this C++ expression is true, over `i`, the point's logical index (i[d],
+  // i.rank; a stubjit::Index<N, I> with I as for an index token: 32-bit on a GPU where
+  // the launch fits, so a helper taking it should be a template), e.g. "i[1] <= i[0]"
+  // for a lower triangle. The body never runs at the other points. Empty: every point
+  // (a filter of blanks only is refused). It may call the helpers. Masks (mask<T>)
+  // filter too; a point runs when it passes every filter.
   std::string filter;
 };
 

@@ -59,18 +59,18 @@ struct RuntimeOptions {
   // CompileError never carries the contents of an arbitrary file.
   std::vector<std::string> include_directories;
   // Dimension fusion (docs/performance.md): a launch of a kernel that takes no index
-  // token runs over fewer dimensions where its projected fields allow (a dense 40M x 1
-  // domain is one loop of 40M; a column-major field is walked in memory order). The
-  // results are the same; LaunchSummary::rank says the rank that ran. false: every
-  // launch runs over its domain as given.
+  // token and has no filter runs over fewer dimensions where its projected fields allow (a dense
+  // 40M x 1 domain is one loop of 40M; a column-major field is walked in memory order). The results
+  // are the same; LaunchSummary::rank says the rank that ran. false: every launch runs over its
+  // domain as given.
   bool fuse_dimensions = true;
   // Short rows (docs/performance.md): on the CPU, a launch whose innermost extent
   // (after fusion) is at most max_short_row gets a stub with that extent compiled in,
   // one stub per such extent. Where the broadcast views of such a launch all have the
   // domain's rank (a stencil's fields) and share a stride of 2 to max_view_stride
   // along the dimension its innermost loop follows (every other element, say), with
-  // an innermost step of 1 if the kernel takes its index, that stride is compiled in
-  // too. false: one stub serves every extent and stride.
+  // an innermost step of 1 if the kernel takes its index or has a filter, that stride is compiled
+  // in too. false: one stub serves every extent and stride.
   bool specialize_short_rows = true;
   // Worker threads of the CPU backend; 0: one per core.
   unsigned cpu_threads = 0;

@@ -36,7 +36,7 @@ struct StubOptions {
   // cpp, with rows: the stride along the innermost loop that every broadcast view
   // shares, compiled in as a CPU runtime does for a launch with short rows whose views
   // (all of the domain's rank) share a stride of 2 to max_view_stride, with an
-  // innermost step of 1 if the kernel takes its index (RuntimeOptions::
+  // innermost step of 1 if the kernel takes its index or has a filter (RuntimeOptions::
   // specialize_short_rows); 1 (not 0) for none. Needs a broadcast view of rank 1 or
   // more.
   std::int64_t view_stride = 1;

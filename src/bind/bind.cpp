@@ -103,7 +103,7 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
   if (param.access == Access::read_write && !field.writable()) {
     throw ArgumentError(param.name, quoted(param) + " is read-write; got a read-only field");
   }
-  if (param.access == Access::read_write) {
+  if (param.access == Access::read_write && field.size() > 0) {
     // Many indices, one element: writes through it would race (a spread view).
     for (int d = 0; d < field.rank(); ++d) {
       if (field.stride(d) == 0 && field.extent(d) > 1) {

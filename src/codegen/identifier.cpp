@@ -85,6 +85,11 @@ std::string identifier_problem(std::string_view name) {
 void validate_kernel_source(const KernelSource& source) {
   if (const std::string problem = identifier_problem(source.name); !problem.empty())
     throw SignatureError("kernel name '" + source.name + "' " + problem);
+  if (!source.filter.empty() &&
+      source.filter.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
+    throw SignatureError("kernel '" + source.name +
+                         "': the filter is blank (leave it empty to run every point)");
+  }
   if (source.signature.size() > max_kernel_parameters) {
     throw SignatureError("kernel '" + source.name + "' has " +
                          std::to_string(source.signature.size()) + " parameters; at most " +

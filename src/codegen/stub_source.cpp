@@ -32,6 +32,8 @@ void check_binding(const Param& param, Binding binding, int domain_rank) {
       if (binding != Binding::projection && binding != Binding::broadcast) {
         throw Error(where + " is a field: its binding is projection or broadcast");
       }
+      if (param.mask && binding != Binding::projection)
+        throw Error(where + " is a mask: its binding is projection");
       if (binding == Binding::projection && param.rank + domain_rank > max_field_rank) {
         throw Error(where + " projected over rank " + std::to_string(domain_rank) +
                     " needs a field of rank " + std::to_string(param.rank + domain_rank) +

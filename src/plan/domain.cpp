@@ -95,6 +95,10 @@ Domain Domain::loops(const std::vector<Loop>& loops, Order order) {
 }
 
 void Domain::validate() {
+  if (order_ != Order::c && order_ != Order::fortran) {
+    throw DomainError(-1, "domain order " + std::to_string(static_cast<int>(order_)) +
+                              " is no Order (c or fortran)");
+  }
   if (rank_ == 0 || rank_ > max_rank) {
     throw DomainError(-1, "domain rank must be 1.." + std::to_string(max_rank) + ", got " +
                               std::to_string(rank()));

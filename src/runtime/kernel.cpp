@@ -121,14 +121,27 @@ bool has_short_rows(const KernelState& kernel, const Domain& run) {
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, RunDomains& made) {
   made.c_order = to_c_order(kernel.source.signature, domain, bound);
-  // A forced mode is refused over the domain as the caller gave it, in its own terms.
-  if (made.c_order && mode) plan_for(kernel, domain, mode);
+  // A forced direct launch is refused over the domain as given (fused_or_given), here in
+  // the caller's own terms for a Fortran-order domain.
+  if (made.c_order && mode == Mode::direct) plan_for(kernel, domain, mode);
   const Domain& given = made.c_order ? *made.c_order : domain;
   const Domain& run = fused_or_given(kernel, given, mode, bound, made.fused);
   bound.dense = kernel.dense_variant && is_dense(kernel.source.signature, run, bound);
   bound.view_stride =
       has_short_rows(kernel, run) ? view_stride_to_compile(kernel.source.signature, run, bound) : 0;
   return run;
+}
+
+Plan plan_run(const KernelState& kernel, const Domain& domain, const Domain& run,
+              const RunDomains& made, std::optional<Mode> mode) {
+  try {
+    return plan_for(kernel, run, mode);
+  } catch (const PlanError&) {
+    // The run is a Fortran-order domain in C order (perhaps reordered or fused): where
+    // the domain as the caller wrote it is refused too, that refusal names it.
+    if (made.c_order) plan_for(kernel, domain, mode);
+    throw;
+  }
 }
 
 Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode) {
@@ -263,7 +276,7 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
     return LaunchSummary{plan.mode, plan.rank, plan.dispatches.size(), false};
   }
 
-  const Plan plan = detail::plan_for(kernel, run, options.mode);
+  const Plan plan = detail::plan_run(kernel, domain, run, made, options.mode);
   LaunchSummary summary{plan.mode, plan.rank, plan.dispatches.size(), false};
   if (plan.dispatches.empty()) return summary;
   const detail::StubIdentity identity = detail::StubIdentity::of(
@@ -290,7 +303,7 @@ std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& ar
   detail::bind(*state_, domain, args.data(), args.size(), bound);
   detail::RunDomains made;
   const Domain& run = detail::run_domain(*state_, domain, forced, bound, made);
-  const Plan plan = detail::plan_for(*state_, run, forced);
+  const Plan plan = detail::plan_run(*state_, domain, run, made, forced);
   return detail::generate_stub(detail::stub_request(*state_->runtime, state_->source,
                                                     detail::variant_of(*state_, run, plan, bound)))
       .source;

@@ -37,7 +37,7 @@ Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const A
   detail::bind(kernel, domain, args, count, bound);
   detail::RunDomains made;
   const Domain& run = detail::run_domain(kernel, domain, mode, bound, made);
-  const Plan plan = detail::plan_for(kernel, run, mode);
+  const Plan plan = detail::plan_run(kernel, domain, run, made, mode);
   Prepared out;
   out.summary = LaunchSummary{plan.mode, plan.rank, plan.dispatches.size(), false};
   if (plan.dispatches.empty()) return out;

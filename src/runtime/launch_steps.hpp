@@ -23,9 +23,9 @@ struct RunDomains {
 // fastest): `domain` as given, its C-order form (bind/domain_order.hpp), or the
 // fusion of either (bind/fusion.hpp), kept in `made`, with `bound` rewritten for it.
 // Not fused where the runtime's options say so or the kernel fixes its group shape.
-// A forced mode is refused or not over the domain as given (PlanError from here), and
-// a forced direct launch is fused only where the fused domain fits as well, so that
-// whether a launch is refused never depends on strides. Sets bound.dense for targets
+// A forced direct launch is refused or not over the domain as given (PlanError from
+// here), and fused only where the fused domain fits as well, so that whether it is
+// refused never depends on strides. Sets bound.dense for targets
 // with a dense variant (bind/dense.hpp), and bound.view_stride for launches with short
 // rows (bind/view_stride.hpp).
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
@@ -33,6 +33,11 @@ const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::o
 // The plan, checked against the device's own limits when the runtime's are
 // overridden (PlanError).
 Plan plan_for(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode);
+// plan_for of `run`, the domain run_domain gave for `domain`; a refused launch over a
+// Fortran-order domain names that domain as the caller gave it where the planner
+// refuses it too (otherwise the refusal of `run`).
+Plan plan_run(const KernelState& kernel, const Domain& domain, const Domain& run,
+              const RunDomains& made, std::optional<Mode> mode);
 // Which stub the plan and the bound arguments need on this runtime's target; `run` is
 // the domain the plan is of (after fusion).
 StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan& plan,

@@ -188,6 +188,9 @@ TEST(Filter, BadMasksAndFiltersAreRefusedWithAReason) {
   }
   EXPECT_EQ(y.to_vector<double>(), std::vector<double>(8, 0.0));
 
+  // A blank filter is a mistake, not "every point".
+  EXPECT_THROW(runtime.kernel(counting("blank", " \n\t")), SignatureError);
+
   // A filter that does not compile: the compiler's message, in the filter's own lines.
   KernelSource broken = counting("broken", "i[0] <= undefined_name");
   Kernel kernel = runtime.kernel(broken);
@@ -197,6 +200,18 @@ TEST(Filter, BadMasksAndFiltersAreRefusedWithAReason) {
   } catch (const CompileError& error) {
     EXPECT_NE(std::string(error.what()).find("broken.filter:1"), std::string::npos) << error.what();
   }
+}
+
+// A filtered kernel reads its index, so its launch keeps the domain's dimensions where
+// the same kernel without a filter runs fused over dense fields.
+TEST(Filter, AFilteredKernelIsNotFused) {
+  Runtime runtime(cpu_options());
+  Kernel plain = runtime.kernel(counting("plain", ""));
+  Kernel filtered = runtime.kernel(counting("filtered", "i[0] >= 0"));
+  Field a = runtime.allocate<double>({40, 50});
+  Field calls = runtime.allocate<i64>({1});
+  EXPECT_EQ(plain.launch(Domain{40, 50}, a, calls).rank, 1);
+  EXPECT_EQ(filtered.launch(Domain{40, 50}, a, calls).rank, 2);
 }
 
 // The filter is part of the kernel's identity: the same body with another filter is

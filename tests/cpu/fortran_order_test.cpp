@@ -271,5 +271,49 @@ TEST(FortranOrder, ARefusedForcedModeNamesTheDomainAsGiven) {
   EXPECT_EQ(a.to_vector<double>(), std::vector<double>(16, -1.0));  // nothing ran
 }
 
+// A forced spread or multi launch is refused or not as its C-order twin is: both fuse
+// to the same plan (here 14 dispatches under a budget of 15).
+TEST(FortranOrder, AForcedMultiLaunchFusesAsItsCOrderTwinDoes) {
+  RuntimeOptions options = cpu_options();
+  DeviceLimits limits;
+  limits.max_grid = {4, 4, 1};
+  options.limits = limits;
+  options.policy.max_dispatches = 15;
+  Runtime runtime(options);
+  Kernel one = runtime.kernel({"one", {inout<i64>("a")}, "a = 1;"});
+  LaunchOptions multi;
+  multi.mode = Mode::multi;
+  Field c = runtime.allocate<i64>({7, 2000});
+  c.copy_from(std::vector<i64>(14000, 0));
+  EXPECT_EQ(one.launch(multi, Domain{7, 2000}, c).dispatches, 14u);
+  Field f = runtime.allocate<i64>({2000, 7}, Layout::column_major);
+  f.copy_from(std::vector<i64>(14000, 0));
+  const Domain fortran({Dim{0, 2000, 1}, Dim{0, 7, 1}}, Order::fortran);
+  EXPECT_EQ(one.launch(multi, fortran, f).dispatches, 14u);
+  EXPECT_EQ(f.to_vector<i64>(), std::vector<i64>(14000, 1));
+}
+
+// A launch refused without a forced mode names the domain as the caller wrote it.
+TEST(FortranOrder, AnAutomaticRefusalNamesTheFortranDomain) {
+  RuntimeOptions options = cpu_options();
+  DeviceLimits limits;
+  limits.max_grid = {2, 2, 1};
+  options.limits = limits;
+  options.policy.max_dispatches = 1;
+  Runtime runtime(options);
+  Kernel write =
+      runtime.kernel({"write", {index("p"), inout<i64>("a", 2)}, "a(p[0], p[1]) = p[0] + p[1];"});
+  Field a = runtime.allocate<i64>({300, 7});
+  try {
+    write.launch(Domain({Dim{0, 300, 1}, Dim{0, 7, 1}}, Order::fortran), a);
+    FAIL() << "a launch over the dispatch budget ran";
+  } catch (const PlanError& error) {
+    EXPECT_EQ(error.limit(), "max_dispatches");
+    EXPECT_NE(std::string(error.what()).find("domain [0:300:1, 0:7:1] fortran needs"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace stubjit

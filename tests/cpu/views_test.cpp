@@ -186,6 +186,9 @@ TEST_F(Views, AStrideZeroDimensionIsReadOnly) {
         << error.what();
   }
   EXPECT_EQ(row.to_vector<float>(), std::vector<float>(8, 2.0f));
+  // An empty view writes nothing, whatever its strides: allowed.
+  scale.launch(Domain{5, 0}, row.spread(0, 5).section(1, 1, 0));
+  EXPECT_EQ(row.to_vector<float>(), std::vector<float>(8, 2.0f));
   // An extent of 1 reaches one element anyway: allowed.
   scale.launch(Domain{1, 8}, row.spread(0, 1));
   EXPECT_EQ(row.to_vector<float>(), std::vector<float>(8, 6.0f));

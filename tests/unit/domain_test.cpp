@@ -54,6 +54,10 @@ TEST(Domain, FortranOrderListsTheLoopsInnermostFirst) {
   EXPECT_STREQ(name_of(Order::c), "c");
 }
 
+TEST(Domain, AnOrderOutsideTheEnumIsRefused) {
+  EXPECT_THROW(Domain({Dim{0, 2, 1}}, static_cast<Order>(7)), DomainError);
+}
+
 TEST(Domain, AFortranLoopErrorNamesTheDimensionItWouldBe) {
   try {
     Domain::loops({{0, 4}, {1, 3, 0}, {1, 3}, {0, 1}}, Order::fortran);
