@@ -17,8 +17,15 @@ ElementType element_type(const std::string& name, const std::string& where) {
   if (name == "int32" || name == "i32") return ElementType::i32;
   if (name == "int64" || name == "i64") return ElementType::i64;
   if (name == "uint32" || name == "u32") return ElementType::u32;
+  if (name == "int8" || name == "i8") return ElementType::i8;
+  if (name == "uint8" || name == "u8") return ElementType::u8;
+  if (name == "int16" || name == "i16") return ElementType::i16;
+  if (name == "uint16" || name == "u16") return ElementType::u16;
+  if (name == "uint64" || name == "u64") return ElementType::u64;
+  if (name == "bool") return ElementType::boolean;
   throw KernelFileError(where + ": unknown type '" + name +
-                        "' (float, double, int32, int64, uint32)");
+                        "' (float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
+                        "uint64, bool)");
 }
 
 // A string, or an array of lines joined with newlines (long bodies read better so).
@@ -182,6 +189,8 @@ LaunchDescription read_launch(const json& l, const std::string& where) {
       } else if (number.is_number_float()) {
         value.kind = ScalarValue::Kind::real;
         value.real = number.get<double>();
+      } else if (number.is_boolean()) {
+        value.integer = number.get<bool>() ? 1 : 0;  // for bool scalars (and 0/1 elsewhere)
       } else {
         throw KernelFileError(where + ": values." + item.key() + ": expected a number");
       }

@@ -144,6 +144,24 @@ class PlaceholderArgs {
       case ElementType::u32:
         in_range(0, UINT32_MAX);
         return Arg(static_cast<std::uint32_t>(whole));
+      case ElementType::i8:
+        in_range(INT8_MIN, INT8_MAX);
+        return Arg(static_cast<std::int8_t>(whole));
+      case ElementType::u8:
+        in_range(0, UINT8_MAX);
+        return Arg(static_cast<std::uint8_t>(whole));
+      case ElementType::i16:
+        in_range(INT16_MIN, INT16_MAX);
+        return Arg(static_cast<std::int16_t>(whole));
+      case ElementType::u16:
+        in_range(0, UINT16_MAX);
+        return Arg(static_cast<std::uint16_t>(whole));
+      case ElementType::u64:
+        in_range(0, UINT64_MAX);
+        return Arg(static_cast<std::uint64_t>(whole));
+      case ElementType::boolean:
+        in_range(0, 1);  // 0 or 1 (JSON true/false are read as 1 and 0)
+        return Arg(whole != 0);
       default:
         break;
     }

@@ -9,7 +9,9 @@
 
 namespace stubjit {
 
-enum class ElementType : std::uint8_t { f32, f64, i32, i64, u32 };
+// The first five keep their values (they are in cache keys and files); the others
+// follow in the order they came.
+enum class ElementType : std::uint8_t { f32, f64, i32, i64, u32, i8, u8, i16, u16, u64, boolean };
 
 STUBJIT_API std::size_t size_of(ElementType type) noexcept;
 // The spelling used in messages and signatures: "float", "double", "int32", ...
@@ -22,20 +24,33 @@ constexpr bool always_false = false;
 template <class T>
 constexpr ElementType element_type_of() {
   using U = std::remove_cv_t<T>;
+  constexpr bool integer = std::is_integral_v<U> && !std::is_same_v<U, bool>;
+  constexpr bool is_signed = std::is_signed_v<U>;
   if constexpr (std::is_same_v<U, float>)
     return ElementType::f32;
   else if constexpr (std::is_same_v<U, double>)
     return ElementType::f64;
-  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 4)
+  else if constexpr (std::is_same_v<U, bool>)
+    return ElementType::boolean;
+  else if constexpr (integer && is_signed && sizeof(U) == 1)
+    return ElementType::i8;
+  else if constexpr (integer && is_signed && sizeof(U) == 2)
+    return ElementType::i16;
+  else if constexpr (integer && is_signed && sizeof(U) == 4)
     return ElementType::i32;
-  else if constexpr (std::is_integral_v<U> && std::is_signed_v<U> && sizeof(U) == 8)
+  else if constexpr (integer && is_signed && sizeof(U) == 8)
     return ElementType::i64;
-  else if constexpr (std::is_integral_v<U> && std::is_unsigned_v<U> && sizeof(U) == 4 &&
-                     !std::is_same_v<U, bool>)
+  else if constexpr (integer && !is_signed && sizeof(U) == 1)
+    return ElementType::u8;
+  else if constexpr (integer && !is_signed && sizeof(U) == 2)
+    return ElementType::u16;
+  else if constexpr (integer && !is_signed && sizeof(U) == 4)
     return ElementType::u32;
+  else if constexpr (integer && !is_signed && sizeof(U) == 8)
+    return ElementType::u64;
   else
     static_assert(always_false<T>,
-                  "stubjit supports float, double, int32, int64 and uint32 elements");
+                  "stubjit supports float, double, bool and 8- to 64-bit integer elements");
 }
 }  // namespace detail
 

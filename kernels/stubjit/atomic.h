@@ -33,6 +33,9 @@ __device__ __forceinline__ i32 atomic_add(i32& target, i32 value) {
 __device__ __forceinline__ u32 atomic_add(u32& target, u32 value) {
   return atomicAdd(&target, value);
 }
+__device__ __forceinline__ u64 atomic_add(u64& target, u64 value) {
+  return atomicAdd(&target, value);
+}
 __device__ __forceinline__ i64 atomic_add(i64& target, i64 value) {
   // Two's complement: the unsigned 64-bit add is the signed one.
   return i64(atomicAdd(reinterpret_cast<u64*>(&target), u64(value)));
@@ -60,8 +63,14 @@ __device__ __forceinline__ double atomic_add(double& target, double value) {
 
 #else
 
+// The value's type is the target's, not deduced from the value: atomic_add(count, 1)
+// on an int64 count adds 1 converted to int64, as the device overloads do.
 template <class T>
-inline T atomic_add(T& target, T value) {
+struct atomic_value {
+  using type = T;
+};
+template <class T>
+inline T atomic_add(T& target, typename atomic_value<T>::type value) {
   return __atomic_fetch_add(&target, value, __ATOMIC_RELAXED);
 }
 // Floating-point: a compare-and-swap loop, since the builtin takes integers only.

@@ -22,11 +22,16 @@
 namespace stubjit {
 
 // Fixed-width types without <cstdint>: LP64 on every host and device we target.
+using i8 = signed char;
+using u8 = unsigned char;
+using i16 = short;
+using u16 = unsigned short;
 using i32 = int;
 using u32 = unsigned int;
 using i64 = long long;
 using u64 = unsigned long long;
 
+static_assert(sizeof(i16) == 2 && sizeof(u16) == 2, "16-bit integers expected");
 static_assert(sizeof(i32) == 4 && sizeof(u32) == 4, "32-bit integers expected");
 static_assert(sizeof(i64) == 8 && sizeof(u64) == 8, "64-bit integers expected");
 

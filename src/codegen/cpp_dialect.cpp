@@ -23,15 +23,10 @@ namespace {
 const char* axis[3] = {"x", "y", "z"};
 
 std::string c_elem(const Param& p) {
-  static const char* names[] = {"float", "double", "stubjit::i32", "stubjit::i64", "stubjit::u32"};
-  return std::string(p.access == Access::read_only ? "const " : "") +
-         names[static_cast<int>(p.type)];
+  return std::string(p.access == Access::read_only ? "const " : "") + c_type(p.type);
 }
 
-std::string scalar_type(const Param& p) {
-  static const char* names[] = {"float", "double", "stubjit::i32", "stubjit::i64", "stubjit::u32"};
-  return names[static_cast<int>(p.type)];
-}
+std::string scalar_type(const Param& p) { return c_type(p.type); }
 
 std::string view_type(const Param& p, const std::string& I) {
   return "stubjit::View<" + c_elem(p) + ", " + std::to_string(p.rank) + ", " + I + ">";

@@ -90,6 +90,9 @@ const DialectEmitter& cuda_dialect();
 const DialectEmitter& hip_dialect();
 
 // Every emitter family, and the one named `name` (nullptr when there is none).
+// How every dialect spells an element type: "float", "stubjit::i32", "bool", ...
+const char* c_type(ElementType type);
+
 const std::vector<const DialectEmitter*>& emitters();
 const DialectEmitter* find_emitter(const std::string& name);
 

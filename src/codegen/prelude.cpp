@@ -48,7 +48,8 @@ const std::vector<OptionalPreludeHeader>& optional_prelude_headers() {
         "spread_linear", "mul_high", "fast_divide", "fast_divmod", "Index", "STUBJIT_INDEX_H"}},
       {"view.h", {"View", "trailing_view", "offset_view", "STUBJIT_VIEW_H"}},
       {"atomic.h",
-       {"atomic_add", "atomic_add_float", "STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS", "STUBJIT_ATOMIC_H"}},
+       {"atomic_add", "atomic_add_float", "atomic_value", "STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS",
+        "STUBJIT_ATOMIC_H"}},
   };
   return headers;
 }

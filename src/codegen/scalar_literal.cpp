@@ -49,6 +49,19 @@ std::optional<std::string> scalar_literal(ElementType type, std::uint64_t bits) 
     }
     case ElementType::u32:
       return std::to_string(value_of<std::uint32_t>(bits)) + "u";
+    // The narrow integers as ints (every value of theirs is one), converted where used.
+    case ElementType::i8:
+      return "(" + std::to_string(value_of<std::int8_t>(bits)) + ")";
+    case ElementType::u8:
+      return std::to_string(value_of<std::uint8_t>(bits));
+    case ElementType::i16:
+      return "(" + std::to_string(value_of<std::int16_t>(bits)) + ")";
+    case ElementType::u16:
+      return std::to_string(value_of<std::uint16_t>(bits));
+    case ElementType::u64:
+      return std::to_string(value_of<std::uint64_t>(bits)) + "ULL";
+    case ElementType::boolean:
+      return value_of<std::uint8_t>(bits) != 0 ? "true" : "false";
   }
   return std::nullopt;
 }

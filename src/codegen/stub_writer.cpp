@@ -17,22 +17,6 @@
 namespace stubjit::detail {
 namespace {
 
-const char* c_type(ElementType type) {
-  switch (type) {
-    case ElementType::f32:
-      return "float";
-    case ElementType::f64:
-      return "double";
-    case ElementType::i32:
-      return "stubjit::i32";
-    case ElementType::i64:
-      return "stubjit::i64";
-    case ElementType::u32:
-      return "stubjit::u32";
-  }
-  return "void";
-}
-
 std::string element_type(const Param& param) {
   return std::string(param.access == Access::read_only ? "const " : "") + c_type(param.type);
 }
@@ -50,6 +34,34 @@ bool has_index_param(const Signature& signature) {
 }
 
 }  // namespace
+
+const char* c_type(ElementType type) {
+  switch (type) {
+    case ElementType::f32:
+      return "float";
+    case ElementType::f64:
+      return "double";
+    case ElementType::i32:
+      return "stubjit::i32";
+    case ElementType::i64:
+      return "stubjit::i64";
+    case ElementType::u32:
+      return "stubjit::u32";
+    case ElementType::i8:
+      return "stubjit::i8";
+    case ElementType::u8:
+      return "stubjit::u8";
+    case ElementType::i16:
+      return "stubjit::i16";
+    case ElementType::u16:
+      return "stubjit::u16";
+    case ElementType::u64:
+      return "stubjit::u64";
+    case ElementType::boolean:
+      return "bool";
+  }
+  return "void";
+}
 
 const std::vector<const DialectEmitter*>& emitters() {
   static const std::vector<const DialectEmitter*> all = {&cpp_dialect(), &cuda_dialect(),

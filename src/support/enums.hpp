@@ -18,6 +18,12 @@ inline bool is_valid(ElementType value) noexcept {
     case ElementType::i32:
     case ElementType::i64:
     case ElementType::u32:
+    case ElementType::i8:
+    case ElementType::u8:
+    case ElementType::i16:
+    case ElementType::u16:
+    case ElementType::u64:
+    case ElementType::boolean:
       return true;
   }
   return false;

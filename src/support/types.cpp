@@ -4,12 +4,20 @@ namespace stubjit {
 
 std::size_t size_of(ElementType type) noexcept {
   switch (type) {
+    case ElementType::i8:
+    case ElementType::u8:
+    case ElementType::boolean:
+      return 1;
+    case ElementType::i16:
+    case ElementType::u16:
+      return 2;
     case ElementType::f32:
     case ElementType::i32:
     case ElementType::u32:
       return 4;
     case ElementType::f64:
     case ElementType::i64:
+    case ElementType::u64:
       return 8;
   }
   return 0;
@@ -27,6 +35,18 @@ const char* name_of(ElementType type) noexcept {
       return "int64";
     case ElementType::u32:
       return "uint32";
+    case ElementType::i8:
+      return "int8";
+    case ElementType::u8:
+      return "uint8";
+    case ElementType::i16:
+      return "int16";
+    case ElementType::u16:
+      return "uint16";
+    case ElementType::u64:
+      return "uint64";
+    case ElementType::boolean:
+      return "bool";
   }
   return "?";
 }

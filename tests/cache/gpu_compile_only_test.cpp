@@ -142,6 +142,98 @@ TEST_P(GpuCompileOnlyCache, AFilteredKernelCompiles) {
   EXPECT_EQ(runtime->counters().compiles, 3u);
 }
 
+// Every element type compiles for the target as a scalar, a specialized scalar, a
+// projected field, a broadcast view and a written field; atomic_add takes a literal of
+// another type for int64 and uint64 targets.
+TEST_P(GpuCompileOnlyCache, EveryElementTypeCompiles) {
+  const GpuCase& c = GetParam();
+  NeutralCacheEnv neutral;
+  ScopedEnv arch(c.arch_variable, c.arch);
+  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
+  RuntimeOptions options;
+  options.backend = c.backend;
+  options.disk_cache = false;
+  std::optional<Runtime> runtime;
+  try {
+    runtime.emplace(options);
+  } catch (const BackendError& error) {
+    GTEST_SKIP() << c.backend << " cannot compile here: " << error.what();
+  }
+  std::vector<unsigned char> memory(4096);
+  for (ElementType type : {ElementType::f32, ElementType::f64, ElementType::i32, ElementType::i64,
+                           ElementType::u32, ElementType::i8, ElementType::u8, ElementType::i16,
+                           ElementType::u16, ElementType::u64, ElementType::boolean}) {
+    SCOPED_TRACE(name_of(type));
+    const auto param = [&](ParamKind kind, const char* name, int rank, Access access) {
+      return Param{kind, name, type, rank, access};
+    };
+    Param fixed = param(ParamKind::scalar, "k", 0, Access::read_only);
+    fixed.specialized = true;
+    Kernel kernel =
+        runtime->kernel({std::string("all_") + name_of(type),
+                         {param(ParamKind::scalar, "s", 0, Access::read_only), fixed,
+                          param(ParamKind::field, "x", 0, Access::read_only),
+                          param(ParamKind::field, "table", 1, Access::read_only),
+                          param(ParamKind::field, "y", 0, Access::read_write)},
+                         type == ElementType::boolean ? "y = (x != s) || (table(0) && k);"
+                                                      : "y = x + s + table(0) + k;"});
+    const Field x = runtime->wrap_memory(memory.data(), type, {16}, {}, false);
+    const Field table = runtime->wrap_memory(memory.data() + 1024, type, {4}, {}, false);
+    const Field y = runtime->wrap_memory(memory.data() + 2048, type, {16}, {}, true);
+    std::uint64_t one = 1;
+    Arg s = Arg(0.0f);
+    switch (type) {
+      case ElementType::f32:
+        s = Arg(1.0f);
+        break;
+      case ElementType::f64:
+        s = Arg(1.0);
+        break;
+      case ElementType::i32:
+        s = Arg(std::int32_t(1));
+        break;
+      case ElementType::i64:
+        s = Arg(std::int64_t(1));
+        break;
+      case ElementType::u32:
+        s = Arg(std::uint32_t(1));
+        break;
+      case ElementType::i8:
+        s = Arg(std::int8_t(1));
+        break;
+      case ElementType::u8:
+        s = Arg(std::uint8_t(1));
+        break;
+      case ElementType::i16:
+        s = Arg(std::int16_t(1));
+        break;
+      case ElementType::u16:
+        s = Arg(std::uint16_t(1));
+        break;
+      case ElementType::u64:
+        s = Arg(one);
+        break;
+      case ElementType::boolean:
+        s = Arg(true);
+        break;
+    }
+    for (Mode mode : {Mode::direct, Mode::spread}) {
+      LaunchOptions forced;
+      forced.mode = mode;
+      EXPECT_TRUE(
+          kernel.prepare_args(Domain{16}, std::vector<Arg>{s, s, x, table, y}.data(), 5, forced)
+              .compiled);
+    }
+  }
+  Kernel count = runtime->kernel({"count",
+                                  {inout<std::int64_t>("total", 1), inout<std::uint64_t>("big", 1)},
+                                  "stubjit::atomic_add(total(0), 1);\n"
+                                  "stubjit::atomic_add(big(0), 2);"});
+  const Field total = runtime->wrap_memory(memory.data() + 3072, ElementType::i64, {1}, {}, true);
+  const Field big = runtime->wrap_memory(memory.data() + 3080, ElementType::u64, {1}, {}, true);
+  EXPECT_TRUE(count.prepare(Domain{16}, total, big).compiled);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, GpuCompileOnlyCache,
                          ::testing::Values(GpuCase{"cuda", "STUBJIT_CUDA_ARCH", "sm_90", "cubin",
                                                    "cuda/sm_90/"},
