@@ -80,6 +80,24 @@ class Reader {
     }
     ++at_;
   }
+  // The character `ahead` characters on, line splices not counted: what the compiler
+  // sees after it joins the lines, for tokens of two or more characters ("/*", "*/",
+  // "//", digraphs), which a splice may split.
+  char peek_joined(std::size_t ahead) const {
+    std::size_t pos = at_;
+    for (std::size_t k = 0;; ++k) {
+      while (pos + 1 < text_.size() && text_[pos] == '\\' && text_[pos + 1] == '\n') pos += 2;
+      if (k == ahead) break;
+      ++pos;
+    }
+    return pos < text_.size() ? text_[pos] : '\0';
+  }
+  // One character, and the line splices after it.
+  void advance_joined() {
+    advance();
+    while (splice()) {
+    }
+  }
   // A backslash before a newline joins two lines (a line splice).
   bool splice() {
     if (peek() == '\\' && peek(1) == '\n') {
@@ -101,7 +119,7 @@ class Reader {
   void skip_blanks_and_comments() {
     for (;;) {
       skip_blanks();
-      if (peek() != '/' || peek(1) != '*') return;
+      if (peek() != '/' || peek_joined(1) != '*') return;
       block_comment();
       if (failed()) return;
     }
@@ -110,30 +128,37 @@ class Reader {
   // A /* comment */ from its opening '/'.
   void block_comment() {
     const int line = line_, column = column_;
-    advance();
-    advance();
-    while (at_ < text_.size() && !(peek() == '*' && peek(1) == '/')) advance();
-    if (at_ >= text_.size()) return fail(line, column, "unterminated /* comment");
-    advance();
-    advance();
+    advance_joined();  // '/'
+    advance_joined();  // '*'
+    for (;;) {
+      while (splice()) {
+      }
+      if (at_ >= text_.size()) return fail(line, column, "unterminated /* comment");
+      if (peek() == '*' && peek_joined(1) == '/') {
+        advance_joined();
+        advance();
+        return;
+      }
+      advance();
+    }
   }
 
   // How many characters the '#' at the current position takes: 1 for '#', 2 for the
   // digraph '%:', 0 when there is none.
   std::size_t hash_length() const {
     if (peek() == '#') return 1;
-    return peek() == '%' && peek(1) == ':' ? 2 : 0;
+    return peek() == '%' && peek_joined(1) == ':' ? 2 : 0;
   }
 
   // The bracket a digraph at the current position stands for ('\0' when none):
   // <% %> <: :> are { } [ ]. "<::" is '<' then "::" unless a ':' or '>' follows it
   // (C++11 [lex.pptoken]), so std::vector<::T> holds no bracket.
   char digraph() const {
-    if (peek() == '<' && peek(1) == '%') return '{';
-    if (peek() == '%' && peek(1) == '>') return '}';
-    if (peek() == ':' && peek(1) == '>') return ']';
-    if (peek() == '<' && peek(1) == ':') {
-      if (peek(2) == ':' && peek(3) != ':' && peek(3) != '>') return '\0';
+    if (peek() == '<' && peek_joined(1) == '%') return '{';
+    if (peek() == '%' && peek_joined(1) == '>') return '}';
+    if (peek() == ':' && peek_joined(1) == '>') return ']';
+    if (peek() == '<' && peek_joined(1) == ':') {
+      if (peek_joined(2) == ':' && peek_joined(3) != ':' && peek_joined(3) != '>') return '\0';
       return '[';
     }
     return '\0';
@@ -145,18 +170,18 @@ class Reader {
     if (const char bracket = digraph()) {
       bracket_character(bracket, nesting);  // at the digraph's first character
       if (failed()) return;
-      advance();
+      advance_joined();
       advance();
       return;
     }
     const char c = peek();
-    if (c == '/' && peek(1) == '/') {
+    if (c == '/' && peek_joined(1) == '/') {
       while (at_ < text_.size() && peek() != '\n') {
         if (!splice()) advance();
       }
       return;
     }
-    if (c == '/' && peek(1) == '*') return block_comment();
+    if (c == '/' && peek_joined(1) == '*') return block_comment();
     if (c == '"') {
       if (raw_string_prefix()) return raw_string();
       return quoted('"');
@@ -254,7 +279,7 @@ class Reader {
 
   void directive() {
     const int line = line_, column = column_;
-    for (std::size_t n = hash_length(); n > 0; --n) advance();  // '#' or '%:'
+    for (std::size_t n = hash_length(); n > 0; --n) advance_joined();  // '#' or '%:'
     skip_blanks_and_comments();
     if (failed()) return;
     std::string name;

@@ -64,8 +64,7 @@ void issue_dispatches(RuntimeState& runtime, const LoadedStub& stub, const Domai
 void bind(const KernelState& kernel, const Domain& domain, const Arg* args, std::size_t count,
           BoundArgs& bound) {
   const RuntimeState& runtime = *kernel.runtime;
-  bind_arguments(kernel.source.signature, domain, args, count, &runtime, bound,
-                 runtime.toolchain->traits().index32);
+  bind_arguments(kernel.source.signature, domain, args, count, &runtime, bound, kernel.index32);
   if (!kernel.source.filter.empty()) bound.uses_index = true;
 }
 
@@ -76,6 +75,9 @@ const Domain& fused_or_given(const KernelState& kernel, const Domain& domain,
                              std::optional<Mode> mode, BoundArgs& bound,
                              std::optional<Domain>& fused) {
   if (!kernel.runtime->options.fuse_dimensions) return domain;
+  // Nothing to fuse or reorder (fuse_dimensions would say so): no optional<Domain> to
+  // copy on the launch path either.
+  if (domain.rank() < 2 || domain.empty()) return domain;
   // A fixed group shape is written for the domain's dimensions: fused, most of its
   // threads would idle.
   if (kernel.source.block.fixed()) return domain;
@@ -120,7 +122,9 @@ bool has_short_rows(const KernelState& kernel, const Domain& run) {
 
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, RunDomains& made) {
-  made.c_order = to_c_order(kernel.source.signature, domain, bound);
+  // Assigned only for a Fortran-order domain: an optional<Domain> is copied whole.
+  if (domain.order() == Order::fortran)
+    made.c_order = to_c_order(kernel.source.signature, domain, bound);
   // A forced direct launch is refused over the domain as given (fused_or_given), here in
   // the caller's own terms for a Fortran-order domain.
   if (made.c_order && mode == Mode::direct) plan_for(kernel, domain, mode);
@@ -219,6 +223,7 @@ KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
   validate_kernel_source(source);
   identity = std::make_shared<const KernelIdentity>(identify(source));
   dense_variant = runtime->toolchain->traits().dense_variant;
+  index32 = runtime->toolchain->traits().index32;
   if (runtime->options.specialize_short_rows)
     short_row_limit = runtime->toolchain->traits().short_row_limit;
   if (runtime->toolchain->traits().launch_bounds) {

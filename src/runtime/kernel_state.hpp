@@ -28,6 +28,9 @@ class KernelState {
   // The target has a dense variant (TargetTraits::dense_variant), read once here rather
   // than through the toolchain on every launch.
   bool dense_variant = false;
+  // The target has a 32-bit index variant (TargetTraits::index32): whether a launch's
+  // binding checks that its indices fit in 32 bits. Read once, not on every launch.
+  bool index32 = false;
   // The longest innermost extent compiled into a stub (TargetTraits::short_row_limit),
   // 0 where the target or RuntimeOptions::specialize_short_rows says none.
   std::int64_t short_row_limit = 0;

@@ -27,7 +27,8 @@ std::string refusal(const KernelSource& source, UserCodeRules rules = {}) {
 
 TEST(UserCodeCheck, AcceptsWhatAKernelBodyHolds) {
   for (const char* body : {
-           "y = 1;", "if (y > 0) { y = 2; } else { y = (3 + 4) * 2; }",
+           "y = 1;",
+           "if (y > 0) { y = 2; } else { y = (3 + 4) * 2; }",
            "const char* s = \"}{)(\"; (void)s; y = 1;",            // brackets in a string
            "const char c = '}'; (void)c; y = 1;",                  // in a character literal
            "const char q = '\\''; (void)q; y = 1;",                // an escaped quote
@@ -38,10 +39,12 @@ TEST(UserCodeCheck, AcceptsWhatAKernelBodyHolds) {
            "#if 1\nif (y) {\n#else\nif (!y) {\n#endif\ny = 1; }",  // branches alike
            "#define TWICE(v) ((v) * 2)\ny = TWICE(y);",            // a balanced macro
            "#define LONG_MACRO(a, b) \\\n  ((a) + (b))\ny = LONG_MACRO(1, 2);",  // a splice
-           "#include <cmath>\ny = 1;",                          // a toolchain header
-           "y = 1; <% y = 2; %> float a<:2:> = {}; (void)a;",   // digraphs that balance
-           "struct T {}; std::vector<::T> v; (void)v; y = 1;",  // "<::" is not a digraph
-           "/* note */ #define ONE 1\ny = ONE;",                // a directive behind a comment
+           "#include <cmath>\ny = 1;",                            // a toolchain header
+           "y = 1; <% y = 2; %> float a<:2:> = {}; (void)a;",     // digraphs that balance
+           "struct T {}; std::vector<::T> v; (void)v; y = 1;",    // "<::" is not a digraph
+           "/* note */ #define ONE 1\ny = ONE;",                  // a directive behind a comment
+           "y = 1; /\\\n* } a comment split after its slash */",  // a spliced "/*"
+           "y = 1; /\\\n/ } a line comment split after its slash\n",
        }) {
     EXPECT_EQ(refusal(kernel(body)), "") << body;
   }
@@ -72,12 +75,22 @@ TEST(UserCodeCheck, RefusesCodeThatLeavesTheKernelsFunction) {
       {"%:define CLOSE }\nCLOSE", "k.body:1:1", "in this #define"},
       {"# /* c */ endif\n", "k.body:1:1", "#endif without #if"},
       {"const char* s = \"open;\ny = 1;", "k.body:1:17", "unterminated string"},
+      // A line splice inside a two-character token: the compiler joins the lines first,
+      // so "*\<newline>/" ends a comment and "<\<newline>%" is a '{'.
+      {"y = 1; /* *\\\n/ } void evil() { /* */", "k.body:2:3", "closes what it did not open"},
+      {"y = 1; <\\\n% y = 2;", "k.body:1:8", "'{' is never closed"},
   };
   for (const auto& c : cases) {
     const std::string log = refusal(kernel(c.body));
     EXPECT_EQ(log.rfind(std::string(c.where) + ": error: ", 0), 0u) << c.body << "\n" << log;
     EXPECT_NE(log.find(c.why), std::string::npos) << c.body << "\n" << log;
   }
+  // The filter is checked too: it may not leave its expression.
+  KernelSource filtered = kernel("y = 1;");
+  filtered.filter = "true /* *\\\n/ ); } static bool x() { return (true /* */";
+  EXPECT_NE(refusal(filtered).find("k.filter:2:3: error: ')' closes what it did not open"),
+            std::string::npos)
+      << refusal(filtered);
   // The helpers are checked too, in their own coordinates.
   const std::string log = refusal(kernel("y = 1;", "static void f() {\n}\n}"));
   EXPECT_EQ(log.rfind("k.helpers:3:1: error: ", 0), 0u) << log;
