@@ -24,7 +24,25 @@ struct GpuCase {
   const char* directory;  // <backend>/<target>
 };
 
-class GpuCompileOnlyCache : public ::testing::TestWithParam<GpuCase> {};
+class GpuCompileOnlyCache : public ::testing::TestWithParam<GpuCase> {
+ protected:
+  // A runtime of the case's backend, compile-only; nullopt (the reason in why_) where
+  // its run-time compiler is not installed.
+  std::optional<Runtime> compile_only(const RuntimeOptions& options) {
+    try {
+      return Runtime(options);
+    } catch (const BackendError& error) {
+      why_ = error.what();
+      return std::nullopt;
+    }
+  }
+
+  NeutralCacheEnv neutral_;
+  ScopedEnv arch_{GetParam().arch_variable, GetParam().arch};
+  // CUDA: no driver, so the backend is compile-only even on a machine with a GPU.
+  ScopedEnv no_driver_{"STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1"};
+  std::string why_;
+};
 
 // Launches saxpy over wrapped host memory: compiled (or read from disk), then, in
 // compile-only mode, refused.
@@ -40,20 +58,12 @@ void launch_saxpy(Runtime& runtime) {
 
 TEST_P(GpuCompileOnlyCache, SecondRuntimeReadsTheBinaryInsteadOfCompiling) {
   const GpuCase& c = GetParam();
-  NeutralCacheEnv neutral;
-  ScopedEnv arch(c.arch_variable, c.arch);
-  // CUDA: no driver, so the backend is compile-only even on a machine with a GPU.
-  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
   TempDir dir;
   RuntimeOptions options;
   options.backend = c.backend;
   options.cache_dir = dir.path();
-  std::optional<Runtime> first;
-  try {
-    first.emplace(options);
-  } catch (const BackendError& error) {
-    GTEST_SKIP() << c.backend << " cannot compile here: " << error.what();
-  }
+  std::optional<Runtime> first = compile_only(options);
+  if (!first) GTEST_SKIP() << c.backend << " cannot compile here: " << why_;
   launch_saxpy(*first);
   EXPECT_EQ(first->counters().compiles, 1u);
   EXPECT_EQ(first->counters().disk_writes, 1u);
@@ -75,18 +85,11 @@ TEST_P(GpuCompileOnlyCache, SecondRuntimeReadsTheBinaryInsteadOfCompiling) {
 // back in Fortran order: p[0], i, is the stub's innermost (last) dimension.
 TEST_P(GpuCompileOnlyCache, AFortranOrderStencilCompiles) {
   const GpuCase& c = GetParam();
-  NeutralCacheEnv neutral;
-  ScopedEnv arch(c.arch_variable, c.arch);
-  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
   RuntimeOptions options;
   options.backend = c.backend;
   options.disk_cache = false;
-  std::optional<Runtime> runtime;
-  try {
-    runtime.emplace(options);
-  } catch (const BackendError& error) {
-    GTEST_SKIP() << c.backend << " cannot compile here: " << error.what();
-  }
+  std::optional<Runtime> runtime = compile_only(options);
+  if (!runtime) GTEST_SKIP() << c.backend << " cannot compile here: " << why_;
   Kernel jacobi = runtime->kernel({"jacobi_f",
                                    {index("p"), in<double>("a", 2), inout<double>("b")},
                                    "const auto i = p[0], j = p[1];\n"
@@ -114,18 +117,11 @@ TEST_P(GpuCompileOnlyCache, AFortranOrderStencilCompiles) {
 // A filtered kernel (a lower triangle and a mask) compiles for the target in every mode.
 TEST_P(GpuCompileOnlyCache, AFilteredKernelCompiles) {
   const GpuCase& c = GetParam();
-  NeutralCacheEnv neutral;
-  ScopedEnv arch(c.arch_variable, c.arch);
-  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
   RuntimeOptions options;
   options.backend = c.backend;
   options.disk_cache = false;
-  std::optional<Runtime> runtime;
-  try {
-    runtime.emplace(options);
-  } catch (const BackendError& error) {
-    GTEST_SKIP() << c.backend << " cannot compile here: " << error.what();
-  }
+  std::optional<Runtime> runtime = compile_only(options);
+  if (!runtime) GTEST_SKIP() << c.backend << " cannot compile here: " << why_;
   KernelSource source{"lower", {mask<float>("keep"), inout<double>("y")}, "y = y * keep;"};
   source.filter = "i[1] <= i[0]";
   Kernel lower = runtime->kernel(source);
@@ -147,18 +143,11 @@ TEST_P(GpuCompileOnlyCache, AFilteredKernelCompiles) {
 // another type for int64 and uint64 targets.
 TEST_P(GpuCompileOnlyCache, EveryElementTypeCompiles) {
   const GpuCase& c = GetParam();
-  NeutralCacheEnv neutral;
-  ScopedEnv arch(c.arch_variable, c.arch);
-  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
   RuntimeOptions options;
   options.backend = c.backend;
   options.disk_cache = false;
-  std::optional<Runtime> runtime;
-  try {
-    runtime.emplace(options);
-  } catch (const BackendError& error) {
-    GTEST_SKIP() << c.backend << " cannot compile here: " << error.what();
-  }
+  std::optional<Runtime> runtime = compile_only(options);
+  if (!runtime) GTEST_SKIP() << c.backend << " cannot compile here: " << why_;
   std::vector<unsigned char> memory(4096);
   for (ElementType type : {ElementType::f32, ElementType::f64, ElementType::i32, ElementType::i64,
                            ElementType::u32, ElementType::i8, ElementType::u8, ElementType::i16,

@@ -24,19 +24,28 @@ inline RuntimeOptions cpu_memory_only_options() {
   return options;
 }
 
-// Every element type specialized (the GPU compile tests), and values for its five
-// scalars, as Arg::bits() holds them: 0.1f, a denormal double, INT32_MIN, INT64_MIN
-// and UINT32_MAX (extremes whose literals are spelled apart).
+// Every element type specialized (the GPU compile tests), then one written field, and
+// values for its eleven scalars, as Arg::bits() holds them: 0.1f, a denormal double,
+// INT32_MIN, INT64_MIN, UINT32_MAX, INT8_MIN, UINT8_MAX, INT16_MIN, UINT16_MAX,
+// UINT64_MAX and true (extremes whose literals are spelled apart).
 inline KernelSource specialized_constants_kernel() {
   return {"constants",
           {specialized<float>("f"), specialized<double>("d"), specialized<std::int32_t>("i"),
-           specialized<std::int64_t>("l"), specialized<std::uint32_t>("u"), inout<double>("y")},
-          "y = f + d + i + (double)l + u;",
+           specialized<std::int64_t>("l"), specialized<std::uint32_t>("u"),
+           specialized<std::int8_t>("c"), specialized<std::uint8_t>("uc"),
+           specialized<std::int16_t>("s"), specialized<std::uint16_t>("us"),
+           specialized<std::uint64_t>("ul"), specialized<bool>("b"), inout<double>("y")},
+          "y = f + d + i + (double)l + u + c + uc + s + us + (double)ul + b;",
           "",
           {}};
 }
 inline std::vector<std::uint64_t> specialized_constants_values() {
-  return {0x3dcccccdu, 0x000fffffffffffffull, 0x80000000u, 0x8000000000000000ull, 0xffffffffu};
+  return {0x3dcccccdu, 0x000fffffffffffffull,
+          0x80000000u, 0x8000000000000000ull,
+          0xffffffffu, 0x80u,
+          0xffu,       0x8000u,
+          0xffffu,     ~0ull,
+          1u};
 }
 
 inline KernelSource saxpy_kernel() {

@@ -10,17 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "common/kernels.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
 namespace {
-
-RuntimeOptions cpu_options() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  options.disk_cache = false;
-  return options;
-}
 
 template <class T>
 class ElementTypes : public ::testing::Test {};
@@ -46,7 +40,7 @@ std::vector<T> values_of(std::size_t n) {
 
 TYPED_TEST(ElementTypes, ThroughScalarsProjectionAndBroadcast) {
   using T = TypeParam;
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   const ElementType type = element_type_v<T>;
   ASSERT_EQ(size_of(type), sizeof(T));
   // y = x + s + table(k % 4), then the kernel's specialized twin adds s twice.
@@ -87,7 +81,7 @@ TYPED_TEST(ElementTypes, ThroughScalarsProjectionAndBroadcast) {
 }
 
 TEST(ElementTypesBool, ThroughScalarsProjectionAndBroadcast) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   ASSERT_EQ(size_of(ElementType::boolean), sizeof(bool));
   Kernel pick = runtime.kernel(
       {"pick",
@@ -122,7 +116,7 @@ TEST(ElementTypesBool, ThroughScalarsProjectionAndBroadcast) {
 // atomic_add converts a literal of another type to its target's: atomic_add(total, 1)
 // on an int64 total compiles (the value is not deduced from the literal).
 TEST(ElementTypesAtomics, ALiteralOfAnotherTypeIsConverted) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel count = runtime.kernel(
       {"count",
        {inout<std::int64_t>("total", 1), inout<std::uint64_t>("big", 1), inout<double>("sum", 1)},

@@ -8,19 +8,13 @@
 #include <functional>
 #include <vector>
 
+#include "common/kernels.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
 namespace {
 
 using i64 = std::int64_t;
-
-RuntimeOptions cpu_options() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  options.disk_cache = false;
-  return options;
-}
 
 // Adds 1 to its element and counts its calls: a(i) = a(i) + 1, calls += 1.
 KernelSource counting(std::string name, std::string filter) {
@@ -64,7 +58,7 @@ Counted host_counting(const Domain& box, const std::function<bool(i64, i64)>& pa
 }
 
 TEST(Filter, LowerTriangleAgainstAHostLoopInEveryMode) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel lower = runtime.kernel(counting("lower", "i[1] <= i[0]"));
   const i64 n = 37;
   const Domain box{n, n};
@@ -85,7 +79,7 @@ TEST(Filter, LowerTriangleAgainstAHostLoopInEveryMode) {
 // A band (one below the diagonal, two above) over a strided, reversed Fortran-order
 // box and column-major fields: the filter sees each point's own logical index.
 TEST(Filter, BandOverAStridedFortranOrderBox) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel band = runtime.kernel(counting("band", "i[1] - i[0] <= 2 && i[0] - i[1] <= 1"));
   const i64 m = 30, n = 25;
   const Domain box({Dim{28, 14, -2}, Dim{1, 24, 1}}, Order::fortran);  // i = 28, 26, ..., 2
@@ -99,7 +93,7 @@ TEST(Filter, BandOverAStridedFortranOrderBox) {
 }
 
 TEST(Filter, ADiskThroughAHelper) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   KernelSource source = counting("disk", "inside(i[0], i[1])");
   source.helpers =
       "static bool inside(stubjit::i64 x, stubjit::i64 y) {\n"
@@ -116,7 +110,7 @@ TEST(Filter, ADiskThroughAHelper) {
 }
 
 TEST(Filter, AMaskFieldFiltersItsZeroElements) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel masked =
       runtime.kernel({"masked", {mask<std::int32_t>("keep"), inout<double>("y")}, "y = y + keep;"});
   const i64 rows = 9, cols = 14;
@@ -145,7 +139,7 @@ TEST(Filter, AMaskFieldFiltersItsZeroElements) {
 }
 
 TEST(Filter, ADomainFilteredToNothingRunsNothing) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel none = runtime.kernel(counting("none", "i[0] < 0"));
   const Counted got =
       run_counting(runtime, none, Domain{12, 7}, {12, 7}, Layout::row_major, std::nullopt);
@@ -163,7 +157,7 @@ TEST(Filter, ADomainFilteredToNothingRunsNothing) {
 }
 
 TEST(Filter, BadMasksAndFiltersAreRefusedWithAReason) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   // A mask is read-only and of rank 0.
   Param written = inout<std::int32_t>("keep");
   written.mask = true;
@@ -205,7 +199,7 @@ TEST(Filter, BadMasksAndFiltersAreRefusedWithAReason) {
 // A filtered kernel reads its index, so its launch keeps the domain's dimensions where
 // the same kernel without a filter runs fused over dense fields.
 TEST(Filter, AFilteredKernelIsNotFused) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel plain = runtime.kernel(counting("plain", ""));
   Kernel filtered = runtime.kernel(counting("filtered", "i[0] >= 0"));
   Field a = runtime.allocate<double>({40, 50});
@@ -217,7 +211,7 @@ TEST(Filter, AFilteredKernelIsNotFused) {
 // The filter is part of the kernel's identity: the same body with another filter is
 // another stub, and each launch runs its own.
 TEST(Filter, TheFilterIsPartOfTheStubsIdentity) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel lower = runtime.kernel(counting("shape", "i[1] <= i[0]"));
   Kernel upper = runtime.kernel(counting("shape", "i[1] >= i[0]"));
   const Counted l = run_counting(runtime, lower, Domain{6, 6}, {6, 6}, Layout::row_major, {});

@@ -7,19 +7,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/kernels.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
 namespace {
 
 using i64 = std::int64_t;
-
-RuntimeOptions cpu_options() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  options.disk_cache = false;
-  return options;
-}
 
 // Element offset of a(i[0], ..., i[r-1]) in a column-major array of these extents.
 i64 column_major_offset(const std::vector<i64>& index, const std::vector<i64>& extents) {
@@ -53,7 +47,7 @@ struct Nest {
 // as a Fortran-order domain over a column-major field, and as a C-order domain (the
 // inner loop last) over a row-major field a[j][i], both against the loops on the host.
 void check_collapse(const Nest& nest, i64 m_extent, i64 n_extent) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel collapse = runtime.kernel(collapse_kernel());
   const double untouched = -1.0;
 
@@ -118,7 +112,7 @@ TEST(FortranOrder, DomainDimensionsAreTheLoopsInnermostFirst) {
 //   do i5; do i4; do i3; do i2; do i1; a(i1, i2, i3, i4, i5) = code(i1, ..., i5)
 // with strides and reversed loops, over a column-major field, in each mode.
 TEST(FortranOrder, RankFiveNestAgainstHostLoops) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel code = runtime.kernel({"code5",
                                 {index("p"), inout<i64>("a")},
                                 "stubjit::i64 c = 0;\n"
@@ -156,7 +150,7 @@ TEST(FortranOrder, RankFiveNestAgainstHostLoops) {
 // A Jacobi step b(i, j) = (a(i-1, j) + a(i+1, j) + a(i, j-1) + a(i, j+1)) / 4 over
 // column-major fields, the stencil read through broadcast views in Fortran subscripts.
 TEST(FortranOrder, StencilOverColumnMajorFields) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel jacobi = runtime.kernel({"jacobi_f",
                                   {index("p"), in<double>("a", 2), inout<double>("b")},
                                   "const auto i = p[0], j = p[1];\n"
@@ -186,7 +180,7 @@ TEST(FortranOrder, StencilOverColumnMajorFields) {
 // to take the order from, the domain's order decides which dimension that loop is:
 // dimension 0 in Fortran order, the last in C order.
 std::vector<i64> visit_sequence(const Domain& domain, const std::vector<i64>& extents) {
-  RuntimeOptions options = cpu_options();
+  RuntimeOptions options = test::cpu_memory_only_options();
   options.cpu_threads = 1;
   Runtime runtime(options);
   Kernel order = runtime.kernel({"visit_order",
@@ -225,7 +219,7 @@ TEST(FortranOrder, COrderRunsTheLastDimensionInnermost) {
 // launch and a C-order launch over the same column-major field run the same stub.
 // Where none does, the order decides, and each order has its own stub, compiled once.
 TEST(FortranOrder, TheDomainsOrderDecidesWhereNoFieldDoes) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   const i64 m = 9, n = 5;
   const Domain c{m, n};
   const Domain fortran({Dim{0, m, 1}, Dim{0, n, 1}}, Order::fortran);
@@ -252,7 +246,7 @@ TEST(FortranOrder, TheDomainsOrderDecidesWhereNoFieldDoes) {
 
 // A forced mode the domain cannot take is refused in the domain's own terms.
 TEST(FortranOrder, ARefusedForcedModeNamesTheDomainAsGiven) {
-  Runtime runtime(cpu_options());
+  Runtime runtime(test::cpu_memory_only_options());
   Kernel code = runtime.kernel(collapse_kernel());
   Field a = runtime.allocate<double>({2, 2, 2, 2}, Layout::column_major);
   a.copy_from(std::vector<double>(16, -1.0));
@@ -274,7 +268,7 @@ TEST(FortranOrder, ARefusedForcedModeNamesTheDomainAsGiven) {
 // A forced spread or multi launch is refused or not as its C-order twin is: both fuse
 // to the same plan (here 14 dispatches under a budget of 15).
 TEST(FortranOrder, AForcedMultiLaunchFusesAsItsCOrderTwinDoes) {
-  RuntimeOptions options = cpu_options();
+  RuntimeOptions options = test::cpu_memory_only_options();
   DeviceLimits limits;
   limits.max_grid = {4, 4, 1};
   options.limits = limits;
@@ -295,7 +289,7 @@ TEST(FortranOrder, AForcedMultiLaunchFusesAsItsCOrderTwinDoes) {
 
 // A launch refused without a forced mode names the domain as the caller wrote it.
 TEST(FortranOrder, AnAutomaticRefusalNamesTheFortranDomain) {
-  RuntimeOptions options = cpu_options();
+  RuntimeOptions options = test::cpu_memory_only_options();
   DeviceLimits limits;
   limits.max_grid = {2, 2, 1};
   options.limits = limits;

@@ -8,19 +8,13 @@
 #include <numeric>
 #include <vector>
 
+#include "common/kernels.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
 namespace {
 
 using i64 = std::int64_t;
-
-RuntimeOptions cpu_options() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  options.disk_cache = false;
-  return options;
-}
 
 std::vector<double> ramp(i64 n, double scale, double shift) {
   std::vector<double> values(static_cast<std::size_t>(n));
@@ -30,7 +24,7 @@ std::vector<double> ramp(i64 n, double scale, double shift) {
 
 class Views : public ::testing::Test {
  protected:
-  Runtime runtime_{cpu_options()};
+  Runtime runtime_{test::cpu_memory_only_options()};
 };
 
 TEST_F(Views, EachViewHasTheExtentsStridesAndFirstElementOfItsDefinition) {

@@ -74,13 +74,14 @@ TEST(NvrtcCompile, SpecializedValuesCompile) {
   const KernelSource kernel = test::specialized_constants_kernel();
   for (const test::ModeRank at :
        {test::ModeRank{Mode::direct, 2}, test::ModeRank{Mode::spread, 4}}) {
-    StubRequest request =
-        test::cuda_request(kernel, at, 32,
-                           {Binding::scalar, Binding::scalar, Binding::scalar, Binding::scalar,
-                            Binding::scalar, Binding::projection});
+    std::vector<Binding> bindings(kernel.signature.size(), Binding::scalar);
+    bindings.back() = Binding::projection;
+    StubRequest request = test::cuda_request(kernel, at, 32, bindings);
     request.specialized_values = test::specialized_constants_values();
     const GeneratedStub stub = generate_stub(request);
     ASSERT_NE(stub.source.find("(-9223372036854775807LL - 1)"), std::string::npos);
+    ASSERT_NE(stub.source.find("18446744073709551615ULL"), std::string::npos);
+    ASSERT_NE(stub.source.find("(-128)"), std::string::npos);
     try {
       const auto elf = test::read_elf(compile(compiler, stub, kernel.name).bytes);
       ASSERT_TRUE(elf);

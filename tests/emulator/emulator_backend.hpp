@@ -33,6 +33,15 @@ struct Config {
 std::string backend_name(const Config& config);
 // Every configuration, in registration order.
 std::vector<Config> all_configs();
+// The configurations without -fsanitize=undefined (for suites that compare results).
+std::vector<Config> configs_without_sanitizer();
+// Names a parameterized test's instances by backend.
+struct ConfigName {
+  template <class ParamInfo>
+  std::string operator()(const ParamInfo& info) const {
+    return backend_name(info.param);
+  }
+};
 
 std::unique_ptr<detail::Toolchain> make_toolchain(const Config& config);
 std::unique_ptr<detail::Device> make_device(const Config& config);

@@ -61,18 +61,9 @@ TEST_P(EmulatedFilter, EachPassingPointOnceAndNoOther) {
     }
 }
 
-std::vector<Config> configs_without_sanitizer() {
-  std::vector<Config> configs;
-  for (const Config& config : test::emulator::all_configs())
-    if (!config.ubsan) configs.push_back(config);
-  return configs;
-}
-
 INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedFilter,
-                         ::testing::ValuesIn(configs_without_sanitizer()),
-                         [](const ::testing::TestParamInfo<Config>& info) {
-                           return test::emulator::backend_name(info.param);
-                         });
+                         ::testing::ValuesIn(test::emulator::configs_without_sanitizer()),
+                         test::emulator::ConfigName());
 
 }  // namespace
 }  // namespace stubjit

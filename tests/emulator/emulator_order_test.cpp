@@ -14,13 +14,6 @@ namespace {
 using test::emulator::Config;
 using i64 = std::int64_t;
 
-std::vector<Config> configs_without_sanitizer() {
-  std::vector<Config> configs;
-  for (const Config& config : test::emulator::all_configs())
-    if (!config.ubsan) configs.push_back(config);
-  return configs;
-}
-
 RuntimeOptions emulated(const Config& config) {
   RuntimeOptions options;
   options.backend = test::emulator::backend_name(config);
@@ -76,10 +69,8 @@ TEST_P(EmulatedFortranOrder, DirectIndexingPutsTheFastestDimensionOnX) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedFortranOrder,
-                         ::testing::ValuesIn(configs_without_sanitizer()),
-                         [](const ::testing::TestParamInfo<Config>& info) {
-                           return test::emulator::backend_name(info.param);
-                         });
+                         ::testing::ValuesIn(test::emulator::configs_without_sanitizer()),
+                         test::emulator::ConfigName());
 
 }  // namespace
 }  // namespace stubjit

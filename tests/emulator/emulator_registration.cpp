@@ -18,6 +18,13 @@ std::vector<Config> all_configs() {
   return configs;
 }
 
+std::vector<Config> configs_without_sanitizer() {
+  std::vector<Config> configs;
+  for (const Config& config : all_configs())
+    if (!config.ubsan) configs.push_back(config);
+  return configs;
+}
+
 DeviceLimits gpu_like_limits(Dialect dialect) {
   DeviceLimits limits;  // the defaults are a current NVIDIA GPU's
   limits.warp_size = dialect == Dialect::cuda ? 32 : 64;

@@ -54,17 +54,9 @@ TEST_P(EmulatedViews, MatrixMultiplyAndSectionsAgainstHostLoops) {
   EXPECT_EQ(dc.to_vector<double>(), expected);
 }
 
-std::vector<Config> configs_without_sanitizer() {
-  std::vector<Config> configs;
-  for (const Config& config : test::emulator::all_configs())
-    if (!config.ubsan) configs.push_back(config);
-  return configs;
-}
-
-INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedViews, ::testing::ValuesIn(configs_without_sanitizer()),
-                         [](const ::testing::TestParamInfo<Config>& info) {
-                           return test::emulator::backend_name(info.param);
-                         });
+INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedViews,
+                         ::testing::ValuesIn(test::emulator::configs_without_sanitizer()),
+                         test::emulator::ConfigName());
 
 }  // namespace
 }  // namespace stubjit
