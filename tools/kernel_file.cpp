@@ -190,7 +190,8 @@ LaunchDescription read_launch(const json& l, const std::string& where) {
         value.kind = ScalarValue::Kind::real;
         value.real = number.get<double>();
       } else if (number.is_boolean()) {
-        value.integer = number.get<bool>() ? 1 : 0;  // for bool scalars (and 0/1 elsewhere)
+        value.kind = ScalarValue::Kind::boolean;  // for bool scalars only
+        value.integer = number.get<bool>() ? 1 : 0;
       } else {
         throw KernelFileError(where + ": values." + item.key() + ": expected a number");
       }

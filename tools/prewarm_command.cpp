@@ -117,6 +117,8 @@ class PlaceholderArgs {
   // its range; any number for a float (rounded to the nearest float or double).
   static Arg value_of(const Param& param, const ScalarValue& value) {
     const std::string where = "values." + param.name + ": ";
+    if (value.kind == ScalarValue::Kind::boolean && param.type != ElementType::boolean)
+      throw Error(where + "true or false is for bool; " + to_string(param) + " takes a number");
     if (param.type == ElementType::f32 || param.type == ElementType::f64) {
       const double real = value.kind == ScalarValue::Kind::real ? value.real
                           : value.kind == ScalarValue::Kind::integer
@@ -127,9 +129,9 @@ class PlaceholderArgs {
     if (value.kind == ScalarValue::Kind::real)
       throw Error(where + "a whole number is expected for " + to_string(param));
     // As a 128-bit integer, every whole number the file can hold compares exactly.
-    const __int128 whole = value.kind == ScalarValue::Kind::integer
-                               ? static_cast<__int128>(value.integer)
-                               : static_cast<__int128>(value.unsigned_integer);
+    const __int128 whole = value.kind == ScalarValue::Kind::unsigned_integer
+                               ? static_cast<__int128>(value.unsigned_integer)
+                               : static_cast<__int128>(value.integer);
     const auto in_range = [&](__int128 least, __int128 most) {
       if (whole < least || whole > most)
         throw Error(where + "out of range for " + to_string(param));

@@ -1,9 +1,11 @@
 // Fields: N-dimensional arrays in a backend's device memory.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "stubjit/error.hpp"
@@ -50,7 +52,13 @@ class STUBJIT_API Field {
   }
   template <class T>
   void copy_from(const std::vector<T>& host) {
-    copy_from(host.data(), host.size());
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> packs bits: no data()
+      const std::unique_ptr<bool[]> bytes = std::make_unique<bool[]>(host.size());
+      std::copy(host.begin(), host.end(), bytes.get());
+      copy_from(bytes.get(), host.size());
+    } else {
+      copy_from(host.data(), host.size());
+    }
   }
   template <class T>
   void copy_to(T* host, std::size_t count) const {
@@ -59,9 +67,16 @@ class STUBJIT_API Field {
   }
   template <class T>
   std::vector<T> to_vector() const {
-    std::vector<T> host(static_cast<std::size_t>(size_));
-    copy_to(host.data(), host.size());
-    return host;
+    const auto count = static_cast<std::size_t>(size_);
+    if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> packs bits: no data()
+      const std::unique_ptr<bool[]> bytes = std::make_unique<bool[]>(count);
+      copy_to(bytes.get(), count);
+      return std::vector<bool>(bytes.get(), bytes.get() + count);
+    } else {
+      std::vector<T> host(count);
+      copy_to(host.data(), host.size());
+      return host;
+    }
   }
 
   void copy_from_bytes(const void* host, std::size_t bytes);

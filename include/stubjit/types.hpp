@@ -24,7 +24,11 @@ constexpr bool always_false = false;
 template <class T>
 constexpr ElementType element_type_of() {
   using U = std::remove_cv_t<T>;
-  constexpr bool integer = std::is_integral_v<U> && !std::is_same_v<U, bool>;
+  // Character types are text, and plain char's signedness depends on the platform:
+  // std::int8_t and std::uint8_t (signed and unsigned char) are the byte types.
+  constexpr bool character = std::is_same_v<U, char> || std::is_same_v<U, wchar_t> ||
+                             std::is_same_v<U, char16_t> || std::is_same_v<U, char32_t>;
+  constexpr bool integer = std::is_integral_v<U> && !std::is_same_v<U, bool> && !character;
   constexpr bool is_signed = std::is_signed_v<U>;
   if constexpr (std::is_same_v<U, float>)
     return ElementType::f32;
@@ -50,7 +54,8 @@ constexpr ElementType element_type_of() {
     return ElementType::u64;
   else
     static_assert(always_false<T>,
-                  "stubjit supports float, double, bool and 8- to 64-bit integer elements");
+                  "stubjit supports float, double, bool and 8- to 64-bit integer elements "
+                  "(std::int8_t / std::uint8_t for bytes, not char)");
 }
 }  // namespace detail
 

@@ -86,11 +86,21 @@ class Reader {
   char peek_joined(std::size_t ahead) const {
     std::size_t pos = at_;
     for (std::size_t k = 0;; ++k) {
-      while (pos + 1 < text_.size() && text_[pos] == '\\' && text_[pos + 1] == '\n') pos += 2;
+      while (const std::size_t length = splice_length(pos)) pos += length;
       if (k == ahead) break;
       ++pos;
     }
     return pos < text_.size() ? text_[pos] : '\0';
+  }
+  // The characters of a line splice at `pos`, 0 for none: a backslash, then blanks or
+  // a carriage return (which GCC and Clang join too, with a warning), then a newline.
+  std::size_t splice_length(std::size_t pos) const {
+    if (pos >= text_.size() || text_[pos] != '\\') return 0;
+    std::size_t end = pos + 1;
+    while (end < text_.size() && (text_[end] == ' ' || text_[end] == '\t' || text_[end] == '\r' ||
+                                  text_[end] == '\f' || text_[end] == '\v'))
+      ++end;
+    return end < text_.size() && text_[end] == '\n' ? end + 1 - pos : 0;
   }
   // One character, and the line splices after it.
   void advance_joined() {
@@ -100,13 +110,11 @@ class Reader {
   }
   // A backslash before a newline joins two lines (a line splice).
   bool splice() {
-    if (peek() == '\\' && peek(1) == '\n') {
-      advance();
-      advance();
-      at_line_start_ = false;
-      return true;
-    }
-    return false;
+    const std::size_t length = splice_length(at_);
+    if (length == 0) return false;
+    for (std::size_t k = 0; k < length; ++k) advance();
+    at_line_start_ = false;
+    return true;
   }
   void skip_blanks() {
     while (at_ < text_.size() && (peek() == ' ' || peek() == '\t' || splice())) {
@@ -212,21 +220,38 @@ class Reader {
     }
   }
 
-  // The identifier characters right before the current position.
-  std::string_view token_before() const {
+  // The identifier characters right before the current position, line splices
+  // between them dropped (R\<newline>"...": a raw string all the same).
+  std::string token_before() const {
+    std::string token;
     std::size_t begin = at_;
-    while (begin > 0 &&
-           (is_ident(text_[begin - 1]) || text_[begin - 1] == '\'' || text_[begin - 1] == '.'))
-      --begin;
-    return text_.substr(begin, at_ - begin);
+    while (begin > 0) {
+      const char c = text_[begin - 1];
+      if (is_ident(c) || c == '\'' || c == '.') {
+        token.insert(token.begin(), c);
+        --begin;
+        continue;
+      }
+      // A splice ends at a newline: find its backslash, past blanks and a CR.
+      if (c != '\n') break;
+      std::size_t back = begin - 1;
+      while (back > 0 &&
+             (text_[back - 1] == ' ' || text_[back - 1] == '\t' || text_[back - 1] == '\r' ||
+              text_[back - 1] == '\f' || text_[back - 1] == '\v'))
+        --back;
+      if (back == 0 || text_[back - 1] != '\\' || splice_length(back - 1) != begin - (back - 1))
+        break;
+      begin = back - 1;
+    }
+    return token;
   }
   // A ' inside a number (1'000'000) is a digit separator, not a character literal.
   bool digit_separator() const {
-    const std::string_view token = token_before();
+    const std::string token = token_before();
     return !token.empty() && std::isdigit(static_cast<unsigned char>(token[0]));
   }
   bool raw_string_prefix() const {
-    const std::string_view token = token_before();
+    const std::string token = token_before();
     return token == "R" || token == "u8R" || token == "uR" || token == "UR" || token == "LR";
   }
 
@@ -266,11 +291,19 @@ class Reader {
     while (at_ < close + end.size()) advance();
   }
 
-  // The rest of a logical line (splices joined), from the current position.
+  // The rest of a logical line (splices joined), from the current position. A /* comment
+  // */ is one blank of it, even where it spans lines.
   std::string logical_line() {
     std::string line;
     while (at_ < text_.size() && peek() != '\n') {
       if (splice()) continue;
+      if (peek() == '/' && peek_joined(1) == '*') {
+        block_comment();
+        if (failed()) return line;
+        at_line_start_ = false;
+        line += ' ';
+        continue;
+      }
       line += peek();
       advance();
     }
@@ -283,7 +316,10 @@ class Reader {
     skip_blanks_and_comments();
     if (failed()) return;
     std::string name;
-    while (at_ < text_.size() && is_ident(peek())) {
+    for (;;) {  // a splice may split the name: #def\<newline>ine
+      while (splice()) {
+      }
+      if (at_ >= text_.size() || !is_ident(peek())) break;
       name += peek();
       advance();
     }

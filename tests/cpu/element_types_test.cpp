@@ -89,25 +89,20 @@ TEST(ElementTypesBool, ThroughScalarsProjectionAndBroadcast) {
        "y = (x != invert) || table(2);"});
   Kernel flip =
       runtime.kernel({"flip", {specialized<bool>("on"), inout<bool>("y")}, "if (on) y = !y;"});
-  std::vector<std::uint8_t> x_bytes(40);
-  for (std::size_t k = 0; k < 40; ++k) x_bytes[k] = (k % 3 == 0) ? 1 : 0;
-  // std::vector<bool> has no data(): copy through a plain array of bool.
-  std::unique_ptr<bool[]> x(new bool[40]);
-  for (std::size_t k = 0; k < 40; ++k) x[k] = x_bytes[k] != 0;
+  std::vector<bool> x(40);
+  for (std::size_t k = 0; k < 40; ++k) x[k] = k % 3 == 0;
   Field dx = runtime.allocate<bool>({40});
   Field dt = runtime.allocate<bool>({3});
   Field dy = runtime.allocate<bool>({40});
-  dx.copy_from(x.get(), 40);
-  const bool table[3] = {true, true, false};
-  dt.copy_from(table, 3);
+  dx.copy_from(x);  // std::vector<bool> packs bits: copy_from unpacks them
+  dt.copy_from(std::vector<bool>{true, true, false});
   for (const bool invert : {false, true}) {
     pick.launch(Domain{40}, invert, dx, dt, dy);
-    std::unique_ptr<bool[]> y(new bool[40]);
-    dy.copy_to(y.get(), 40);
+    std::vector<bool> y = dy.to_vector<bool>();
     for (std::size_t k = 0; k < 40; ++k) ASSERT_EQ(y[k], x[k] != invert) << k;
     flip.launch(Domain{40}, true, dy);
     flip.launch(Domain{40}, false, dy);
-    dy.copy_to(y.get(), 40);
+    y = dy.to_vector<bool>();
     for (std::size_t k = 0; k < 40; ++k) ASSERT_EQ(y[k], x[k] == invert) << k;
   }
   EXPECT_EQ(runtime.counters().compiles, 3u);  // pick, and flip for true and for false

@@ -62,18 +62,17 @@ TEST_P(EmulatedTypes, NarrowIntegersUint64AndBool) {
       {"pick",
        {specialized<bool>("invert"), in<bool>("x"), in<bool>("table", 1), inout<bool>("y")},
        "y = (x != invert) || table(0);"});
-  std::unique_ptr<bool[]> x(new bool[30]), y(new bool[30]);
-  for (int i = 0; i < 30; ++i) x[i] = i % 4 == 1;
-  const bool table[1] = {false};
+  std::vector<bool> x(30);
+  for (std::size_t i = 0; i < 30; ++i) x[i] = i % 4 == 1;
   Field dx = rt.allocate<bool>({30});
   Field dt = rt.allocate<bool>({1});
   Field dy = rt.allocate<bool>({30});
-  dx.copy_from(x.get(), 30);
-  dt.copy_from(table, 1);
+  dx.copy_from(x);
+  dt.copy_from(std::vector<bool>{false});
   for (const bool invert : {false, true}) {
     pick.launch(Domain{30}, invert, dx, dt, dy);
-    dy.copy_to(y.get(), 30);
-    for (int i = 0; i < 30; ++i) EXPECT_EQ(y[i], x[i] != invert) << i;
+    const std::vector<bool> y = dy.to_vector<bool>();
+    for (std::size_t i = 0; i < 30; ++i) EXPECT_EQ(y[i], x[i] != invert) << i;
   }
 }
 

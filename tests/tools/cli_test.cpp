@@ -783,6 +783,27 @@ TEST_F(Prewarm, SpecializedScalarsArePreparedForTheGivenValues) {
   EXPECT_EQ(y.to_vector<std::int32_t>(), std::vector<std::int32_t>(16, -40));
 }
 
+// A specialized bool takes true and false from the file, the stub of each prepared.
+TEST_F(Prewarm, SpecializedBoolsArePreparedForTrueAndFalse) {
+  const std::string file = write_file(R"({"name": "maybe_negate",
+   "params": [{"name": "on", "kind": "scalar", "type": "bool", "specialized": true},
+              {"name": "y", "kind": "inout", "type": "int8"}],
+   "body": "if (on) y = -y;",
+   "launches": [{"domain": [16], "values": {"on": true}}]})");
+  const json report =
+      stubjit_json({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(statuses(report), std::vector<std::string>{"compiled"}) << report.dump();
+  const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
+  Runtime runtime(cpu_on_root());
+  Kernel negate = runtime.kernel(
+      {"maybe_negate", {specialized<bool>("on"), inout<std::int8_t>("y")}, "if (on) y = -y;"});
+  Field y = runtime.allocate<std::int8_t>({16});
+  y.copy_from(std::vector<std::int8_t>(16, 5));
+  EXPECT_FALSE(negate.launch(Domain{16}, true, y).compiled);  // prepared for true
+  EXPECT_EQ(y.to_vector<std::int8_t>(), std::vector<std::int8_t>(16, -5));
+  EXPECT_TRUE(negate.launch(Domain{16}, false, y).compiled);
+}
+
 // A Fortran-order launch is prepared over column-major fields, as a Fortran program
 // has them: an application launching the nest that way compiles nothing.
 TEST_F(Prewarm, FortranOrderLaunchesArePreparedOverColumnMajorFields) {
@@ -899,6 +920,9 @@ TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
       {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "bool"}],
                        "body": "", "launches": [{"domain": [8], "values": {"s": 2}}]})")},
        "values.s: out of range for scalar<bool> s"},
+      {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "float"}],
+                       "body": "", "launches": [{"domain": [8], "values": {"s": true}}]})")},
+       "values.s: true or false is for bool"},
       {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "int8"}],
                        "body": "", "launches": [{"domain": [8], "values": {"s": 128}}]})")},
        "values.s: out of range for scalar<int8> s"},

@@ -45,6 +45,8 @@ TEST(UserCodeCheck, AcceptsWhatAKernelBodyHolds) {
            "/* note */ #define ONE 1\ny = ONE;",                  // a directive behind a comment
            "y = 1; /\\\n* } a comment split after its slash */",  // a spliced "/*"
            "y = 1; /\\\n/ } a line comment split after its slash\n",
+           "#define M(a) ( \\\r\n  (a) + 1)\r\ny = M(1);\r\n",  // a splice before CR LF
+           "const char* s = \"a\\\r\nb\"; (void)s; y = 1;",
        }) {
     EXPECT_EQ(refusal(kernel(body)), "") << body;
   }
@@ -79,6 +81,17 @@ TEST(UserCodeCheck, RefusesCodeThatLeavesTheKernelsFunction) {
       // so "*\<newline>/" ends a comment and "<\<newline>%" is a '{'.
       {"y = 1; /* *\\\n/ } void evil() { /* */", "k.body:2:3", "closes what it did not open"},
       {"y = 1; <\\\n% y = 2;", "k.body:1:8", "'{' is never closed"},
+      // Splices the compilers also join: before a CR LF, or after blanks.
+      {"y = 1; /* *\\\r\n/ } void evil() { /* */", "k.body:2:3", "closes what it did not open"},
+      {"y = 1; /* *\\ \n/ } void evil() { /* */", "k.body:2:3", "closes what it did not open"},
+      // A directive's name split by a splice is still that directive.
+      {"#def\\\nine C }\nC void evil() {", "k.body:1:1", "in this #define"},
+      // A raw string's prefix split by a splice: the string still hides its quote.
+      {"f(R\\\n\"x(\")x\"); } void evil() { /* \" */", "k.body:2:11",
+       "closes what it did not open"},
+      // A comment that spans lines inside a directive keeps the lines after it in it.
+      {"#pragma foo /*\n*/ {\n} void evil() {\n#pragma foo /*\n*/ }\n", "k.body:3:1",
+       "closes what it did not open"},
   };
   for (const auto& c : cases) {
     const std::string log = refusal(kernel(c.body));
@@ -104,7 +117,9 @@ TEST(UserCodeCheck, IncludesOnlyToolchainHeadersUnlessAllowed) {
         "#embed \"data.bin\"\n", "#  include \"local.h\"\n",
         // A directive behind a comment, with one inside it, or spelled %: is one still.
         "/* c */ #include \"/etc/passwd\"\n", "#/**/include \"/etc/passwd\"\n",
-        "%:include \"/etc/passwd\"\n", "/* a\nb */ # include </etc/passwd>\n"}) {
+        "%:include \"/etc/passwd\"\n", "/* a\nb */ # include </etc/passwd>\n",
+        // Its name split by a line splice.
+        "#incl\\\nude \"/etc/passwd\"\n"}) {
     const std::string log = refusal(kernel(body));
     EXPECT_NE(log.find("is refused"), std::string::npos) << body << "\n" << log;
   }
