@@ -149,9 +149,12 @@ TEST_P(GpuCompileOnlyCache, EveryElementTypeCompiles) {
   std::optional<Runtime> runtime = compile_only(options);
   if (!runtime) GTEST_SKIP() << c.backend << " cannot compile here: " << why_;
   std::vector<unsigned char> memory(4096);
-  for (ElementType type : {ElementType::f32, ElementType::f64, ElementType::i32, ElementType::i64,
-                           ElementType::u32, ElementType::i8, ElementType::u8, ElementType::i16,
-                           ElementType::u16, ElementType::u64, ElementType::boolean}) {
+  // A 1 of every element type: the scalars' values, and the types to compile for.
+  for (const Arg& s :
+       {Arg(1.0f), Arg(1.0), Arg(std::int32_t(1)), Arg(std::int64_t(1)), Arg(std::uint32_t(1)),
+        Arg(std::int8_t(1)), Arg(std::uint8_t(1)), Arg(std::int16_t(1)), Arg(std::uint16_t(1)),
+        Arg(std::uint64_t(1)), Arg(true)}) {
+    const ElementType type = s.type();
     SCOPED_TRACE(name_of(type));
     const auto param = [&](ParamKind kind, const char* name, int rank, Access access) {
       return Param{kind, name, type, rank, access};
@@ -169,43 +172,6 @@ TEST_P(GpuCompileOnlyCache, EveryElementTypeCompiles) {
     const Field x = runtime->wrap_memory(memory.data(), type, {16}, {}, false);
     const Field table = runtime->wrap_memory(memory.data() + 1024, type, {4}, {}, false);
     const Field y = runtime->wrap_memory(memory.data() + 2048, type, {16}, {}, true);
-    std::uint64_t one = 1;
-    Arg s = Arg(0.0f);
-    switch (type) {
-      case ElementType::f32:
-        s = Arg(1.0f);
-        break;
-      case ElementType::f64:
-        s = Arg(1.0);
-        break;
-      case ElementType::i32:
-        s = Arg(std::int32_t(1));
-        break;
-      case ElementType::i64:
-        s = Arg(std::int64_t(1));
-        break;
-      case ElementType::u32:
-        s = Arg(std::uint32_t(1));
-        break;
-      case ElementType::i8:
-        s = Arg(std::int8_t(1));
-        break;
-      case ElementType::u8:
-        s = Arg(std::uint8_t(1));
-        break;
-      case ElementType::i16:
-        s = Arg(std::int16_t(1));
-        break;
-      case ElementType::u16:
-        s = Arg(std::uint16_t(1));
-        break;
-      case ElementType::u64:
-        s = Arg(one);
-        break;
-      case ElementType::boolean:
-        s = Arg(true);
-        break;
-    }
     for (Mode mode : {Mode::direct, Mode::spread}) {
       LaunchOptions forced;
       forced.mode = mode;

@@ -8,17 +8,11 @@
 #include <vector>
 
 #include "bind/overlap.hpp"
+#include "common/kernels.hpp"
 #include "stubjit/runtime.hpp"
 
 namespace stubjit::detail {
 namespace {
-
-RuntimeOptions cpu() {
-  RuntimeOptions options;
-  options.backend = "cpu";
-  options.disk_cache = false;
-  return options;
-}
 
 // Every byte the elements of `field` cover.
 std::set<std::uintptr_t> bytes_of(const Field& field) {
@@ -40,7 +34,7 @@ std::set<std::uintptr_t> bytes_of(const Field& field) {
 
 class Overlap : public ::testing::Test {
  protected:
-  Runtime runtime_{cpu()};
+  Runtime runtime_{test::cpu_memory_only_options()};
   std::vector<std::int64_t> buffer_ = std::vector<std::int64_t>(4096, 0);
   unsigned char* bytes() { return reinterpret_cast<unsigned char*>(buffer_.data()); }
   // A view of `type` at byte `offset` of the buffer.
