@@ -10,7 +10,9 @@ set(STUBJIT_PRELUDE_HEADERS
     ${_stubjit_root}/kernels/stubjit/index.h
     ${_stubjit_root}/kernels/stubjit/view.h
     ${_stubjit_root}/kernels/stubjit/launch.h
-    ${_stubjit_root}/kernels/stubjit/atomic.h)
+    ${_stubjit_root}/kernels/stubjit/atomic.h
+    ${_stubjit_root}/kernels/stubjit/half.h
+    ${_stubjit_root}/kernels/stubjit/complex.h)
 set(STUBJIT_PRELUDE_CPP ${CMAKE_CURRENT_BINARY_DIR}/generated/prelude_text.cpp)
 string(REPLACE ";" "|" _stubjit_prelude_arg "${STUBJIT_PRELUDE_HEADERS}")
 add_custom_command(

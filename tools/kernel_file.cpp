@@ -23,9 +23,13 @@ ElementType element_type(const std::string& name, const std::string& where) {
   if (name == "uint16" || name == "u16") return ElementType::u16;
   if (name == "uint64" || name == "u64") return ElementType::u64;
   if (name == "bool") return ElementType::boolean;
+  if (name == "float16" || name == "f16" || name == "half") return ElementType::float16;
+  if (name == "bfloat16" || name == "bf16") return ElementType::bfloat16;
+  if (name == "complex<float>" || name == "complex64") return ElementType::complex_f32;
+  if (name == "complex<double>" || name == "complex128") return ElementType::complex_f64;
   throw KernelFileError(where + ": unknown type '" + name +
-                        "' (float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
-                        "uint64, bool)");
+                        "' (float, double, float16, bfloat16, complex<float>, complex<double>, "
+                        "int8, int16, int32, int64, uint8, uint16, uint32, uint64, bool)");
 }
 
 // A string, or an array of lines joined with newlines (long bodies read better so).
@@ -192,8 +196,14 @@ LaunchDescription read_launch(const json& l, const std::string& where) {
       } else if (number.is_boolean()) {
         value.kind = ScalarValue::Kind::boolean;  // for bool scalars only
         value.integer = number.get<bool>() ? 1 : 0;
+      } else if (number.is_array() && number.size() == 2 && number[0].is_number() &&
+                 number[1].is_number()) {
+        value.kind = ScalarValue::Kind::complex;  // for complex scalars only
+        value.real = number[0].get<double>();
+        value.imaginary = number[1].get<double>();
       } else {
-        throw KernelFileError(where + ": values." + item.key() + ": expected a number");
+        throw KernelFileError(where + ": values." + item.key() +
+                              ": expected a number (or [real, imaginary] for a complex)");
       }
       launch.values[item.key()] = value;
     }

@@ -24,11 +24,13 @@ class KernelFileError : public Error {
 // A scalar's value as the file writes it: a whole number (signed or beyond int64's
 // range) or a real one. The launch converts it to the parameter's type.
 struct ScalarValue {
-  enum class Kind : std::uint8_t { integer, unsigned_integer, real, boolean };
+  // complex: [real, imaginary], two numbers (for complex scalars only).
+  enum class Kind : std::uint8_t { integer, unsigned_integer, real, boolean, complex };
   Kind kind = Kind::integer;
   std::int64_t integer = 0;
   std::uint64_t unsigned_integer = 0;
   double real = 0;
+  double imaginary = 0;
 };
 
 // One launch for `stubjit cache prewarm` to prepare: the domain, a forced mode,

@@ -119,12 +119,33 @@ class PlaceholderArgs {
     const std::string where = "values." + param.name + ": ";
     if (value.kind == ScalarValue::Kind::boolean && param.type != ElementType::boolean)
       throw Error(where + "true or false is for bool; " + to_string(param) + " takes a number");
-    if (param.type == ElementType::f32 || param.type == ElementType::f64) {
-      const double real = value.kind == ScalarValue::Kind::real ? value.real
-                          : value.kind == ScalarValue::Kind::integer
-                              ? static_cast<double>(value.integer)
-                              : static_cast<double>(value.unsigned_integer);
-      return param.type == ElementType::f32 ? Arg(static_cast<float>(real)) : Arg(real);
+    const bool is_complex =
+        param.type == ElementType::complex_f32 || param.type == ElementType::complex_f64;
+    if (value.kind == ScalarValue::Kind::complex && !is_complex)
+      throw Error(where + "[real, imaginary] is for a complex; " + to_string(param) +
+                  " takes a number");
+    const bool has_real =
+        value.kind == ScalarValue::Kind::real || value.kind == ScalarValue::Kind::complex;
+    const double real = has_real ? value.real
+                        : value.kind == ScalarValue::Kind::integer
+                            ? static_cast<double>(value.integer)
+                            : static_cast<double>(value.unsigned_integer);
+    switch (param.type) {
+      case ElementType::f32:
+        return Arg(static_cast<float>(real));
+      case ElementType::f64:
+        return Arg(real);
+      case ElementType::float16:
+        return Arg(float16(static_cast<float>(real)));
+      case ElementType::bfloat16:
+        return Arg(bfloat16(static_cast<float>(real)));
+      case ElementType::complex_f32:
+        return Arg(
+            std::complex<float>(static_cast<float>(real), static_cast<float>(value.imaginary)));
+      case ElementType::complex_f64:
+        return Arg(std::complex<double>(real, value.imaginary));
+      default:
+        break;
     }
     if (value.kind == ScalarValue::Kind::real)
       throw Error(where + "a whole number is expected for " + to_string(param));

@@ -57,23 +57,27 @@ class Arg {
  public:
   enum class Kind : std::uint8_t { scalar, field };
 
-  template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
-  Arg(T value) : kind_(Kind::scalar), type_(element_type_v<T>) {  // NOLINT: implicit by design
+  template <class T, std::enable_if_t<detail::is_element_v<std::decay_t<T>>, int> = 0>
+  Arg(T value)  // NOLINT: implicit by design
+      : kind_(Kind::scalar), type_(element_type_v<std::decay_t<T>>) {
     static_assert(sizeof(T) <= sizeof(bits_));
-    std::memcpy(&bits_, &value, sizeof(T));
+    std::memcpy(bits_.data(), &value, sizeof(T));
   }
   Arg(const Field& field) : kind_(Kind::field), type_(field.type()), field_(&field) {}  // NOLINT
 
   Kind kind() const noexcept { return kind_; }
   ElementType type() const noexcept { return type_; }
   const Field* field() const noexcept { return field_; }
-  // The scalar's bytes, little-endian in the low bytes.
-  std::uint64_t bits() const noexcept { return bits_; }
+  // The scalar's bytes 0 to 7, little-endian in the low bytes (a complex<float>: the
+  // real part, then the imaginary part).
+  std::uint64_t bits() const noexcept { return bits_[0]; }
+  // Bytes 8 to 15: a complex<double>'s imaginary part; 0 for every other type.
+  std::uint64_t high_bits() const noexcept { return bits_[1]; }
 
  private:
   Kind kind_;
   ElementType type_;
-  std::uint64_t bits_ = 0;
+  std::array<std::uint64_t, 2> bits_{};
   const Field* field_ = nullptr;
 };
 

@@ -1,5 +1,6 @@
 // The packed argument block: one 8-byte-aligned slot per non-index parameter, in
-// signature order: a scalar's value in the low bytes of 8, or a field's data pointer,
+// signature order: a scalar's value in the low bytes of 8 (16 for a complex<double>:
+// real part, imaginary part), or a field's data pointer,
 // then its extents and strides in elements (8 bytes each). Its layout is the host side
 // of the contract whose device side is each stub's stubjit_args_t
 // (codegen/stub_writer.cpp), which static_asserts the offsets and sizes computed here.
@@ -13,6 +14,11 @@
 
 namespace stubjit::detail {
 
+// The slot of a scalar of this type: 8 bytes, 16 for a complex<double>.
+inline std::size_t scalar_slot_size(ElementType type) {
+  return type == ElementType::complex_f64 ? 16 : 8;
+}
+
 // Rank of the field a parameter receives under a binding over a rank-N domain.
 inline int actual_rank(const Param& param, Binding binding, int domain_rank) {
   return binding == Binding::projection ? domain_rank + param.rank : param.rank;
@@ -21,7 +27,7 @@ inline int actual_rank(const Param& param, Binding binding, int domain_rank) {
 inline std::size_t slot_size(const Param& param, Binding binding, int domain_rank) {
   switch (binding) {
     case Binding::scalar:
-      return 8;
+      return scalar_slot_size(param.type);
     case Binding::index:
       return 0;
     case Binding::broadcast:

@@ -279,10 +279,13 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
             param.name, quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
       }
       out.bindings.set(i, Binding::scalar);
-      // validate_kernel_source allows at most max_specialized_parameters.
-      if (param.specialized && out.specialized_count < out.specialized.size())
+      // validate_kernel_source allows at most max_specialized_parameters, two words each.
+      if (param.specialized && out.specialized_count + 2u <= out.specialized.size()) {
         out.specialized[out.specialized_count++] = arg.bits();
-      size += 8;
+        if (scalar_words(param.type) == 2)
+          out.specialized[out.specialized_count++] = arg.high_bits();
+      }
+      size += scalar_slot_size(param.type);
       continue;
     }
     const Binding binding = check_field(param, arg, domain, projected_bounds, owner);
@@ -305,7 +308,8 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
     const Arg& arg = args[arg_of[i]];
     if (binding == Binding::scalar) {
       put(packed, at, arg.bits());
-      at += 8;
+      if (scalar_slot_size(arg.type()) == 16) put(packed, at + 8, arg.high_bits());
+      at += scalar_slot_size(arg.type());
       continue;
     }
     // Every byte of a field slot is written: pointer, extents, strides.

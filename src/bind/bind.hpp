@@ -10,6 +10,7 @@
 #include "stubjit/domain.hpp"
 #include "stubjit/kernel.hpp"
 #include "support/binding_list.hpp"
+#include "support/scalar_words.hpp"
 
 namespace stubjit::detail {
 
@@ -76,8 +77,9 @@ struct BoundArgs {
   // (view_stride_to_compile); 0 otherwise.
   std::int64_t view_stride = 0;
   // The values of the kernel's specialized scalars (Param::specialized), in signature
-  // order, as Arg::bits() holds them.
-  std::array<std::uint64_t, max_specialized_parameters> specialized{};
+  // order, as words (support/scalar_words.hpp): Arg::bits(), and Arg::high_bits() for a
+  // complex<double>. specialized_count counts words.
+  std::array<std::uint64_t, max_specialized_words> specialized{};
   std::uint8_t specialized_count = 0;
 };
 

@@ -22,6 +22,7 @@
 #include "stubjit/kernel.hpp"
 #include "stubjit/plan.hpp"
 #include "support/binding_list.hpp"
+#include "support/scalar_words.hpp"
 
 namespace stubjit::detail {
 
@@ -70,12 +71,13 @@ void seal(ToolchainIdentity& identity);
 // short_row_limit); bits[1], with it: the stride along the innermost loop that the
 // launch's broadcast views share (BoundArgs::view_stride), where it is 2 to
 // stubjit::max_view_stride. scalars: the launch's values of the kernel's specialized
-// scalar parameters, in signature order, each as Arg::bits() holds it.
+// scalar parameters, in signature order, as words (support/scalar_words.hpp: one per
+// value, two for a complex<double>).
 struct SpecializedValues {
   static constexpr std::size_t capacity = 8;
   std::array<std::uint64_t, capacity> bits{};
   std::uint8_t count = 0;
-  std::array<std::uint64_t, max_specialized_parameters> scalars{};
+  std::array<std::uint64_t, max_specialized_words> scalars{};
   std::uint8_t scalar_count = 0;
   bool operator==(const SpecializedValues& other) const {
     return count == other.count && bits == other.bits && scalar_count == other.scalar_count &&

@@ -125,6 +125,11 @@ void validate_kernel_source(const KernelSource& source) {
       throw SignatureError(where + " is marked a mask; a mask is a read-only rank-0 field " +
                            "(mask<T>)");
     }
+    if (param.mask &&
+        (param.type == ElementType::complex_f32 || param.type == ElementType::complex_f64)) {
+      throw SignatureError(where + " is a mask of " + name_of(param.type) +
+                           "; a mask's elements compare with zero: a real type or bool");
+    }
     switch (param.kind) {
       case ParamKind::field:
         if (param.rank < 0 || param.rank > max_field_rank)

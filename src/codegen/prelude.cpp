@@ -50,6 +50,14 @@ const std::vector<OptionalPreludeHeader>& optional_prelude_headers() {
       {"atomic.h",
        {"atomic_add", "atomic_add_float", "atomic_value", "STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS",
         "STUBJIT_ATOMIC_H"}},
+      {"half.h",
+       {"float16", "bfloat16", "bits_of_float", "float_of_bits", "float16_bits_by_arithmetic",
+        "float16_value_by_arithmetic", "float16_bits", "float16_value", "bfloat16_bits",
+        "bfloat16_value", "float16_format", "bfloat16_format", "small_float",
+        "STUBJIT_SOFTWARE_HALF", "STUBJIT_HALF_H"}},
+      {"complex.h",
+       {"complex", "complex_part", "real", "imag", "conj", "norm", "abs", "complex_sqrt",
+        "STUBJIT_COMPLEX_OPERATOR", "STUBJIT_COMPLEX_H"}},
   };
   return headers;
 }

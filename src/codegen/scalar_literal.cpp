@@ -30,7 +30,8 @@ std::optional<std::string> hex_float(double value, const char* suffix) {
 
 }  // namespace
 
-std::optional<std::string> scalar_literal(ElementType type, std::uint64_t bits) {
+std::optional<std::string> scalar_literal(ElementType type, std::uint64_t bits,
+                                          std::uint64_t high_bits) {
   switch (type) {
     case ElementType::f32:
       return hex_float(value_of<float>(bits), "f");
@@ -62,6 +63,23 @@ std::optional<std::string> scalar_literal(ElementType type, std::uint64_t bits) 
       return std::to_string(value_of<std::uint64_t>(bits)) + "ULL";
     case ElementType::boolean:
       return value_of<std::uint8_t>(bits) != 0 ? "true" : "false";
+    // The 16-bit floats by their bits: exact, NaN and infinities included.
+    case ElementType::float16:
+      return "stubjit::float16::from_bits(" + std::to_string(value_of<std::uint16_t>(bits)) + ")";
+    case ElementType::bfloat16:
+      return "stubjit::bfloat16::from_bits(" + std::to_string(value_of<std::uint16_t>(bits)) + ")";
+    case ElementType::complex_f32: {
+      const std::optional<std::string> re = hex_float(value_of<float>(bits), "f");
+      const std::optional<std::string> im = hex_float(value_of<float>(bits >> 32), "f");
+      if (!re || !im) return std::nullopt;
+      return "stubjit::complex<float>(" + *re + ", " + *im + ")";
+    }
+    case ElementType::complex_f64: {
+      const std::optional<std::string> re = hex_float(value_of<double>(bits), "");
+      const std::optional<std::string> im = hex_float(value_of<double>(high_bits), "");
+      if (!re || !im) return std::nullopt;
+      return "stubjit::complex<double>(" + *re + ", " + *im + ")";
+    }
   }
   return std::nullopt;
 }

@@ -13,6 +13,7 @@
 #include "stubjit/error.hpp"
 #include "stubjit/types.hpp"
 #include "support/hash.hpp"
+#include "support/scalar_words.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -59,6 +60,14 @@ const char* c_type(ElementType type) {
       return "stubjit::u64";
     case ElementType::boolean:
       return "bool";
+    case ElementType::float16:
+      return "stubjit::float16";
+    case ElementType::bfloat16:
+      return "stubjit::bfloat16";
+    case ElementType::complex_f32:
+      return "stubjit::complex<float>";
+    case ElementType::complex_f64:
+      return "stubjit::complex<double>";
   }
   return "void";
 }
@@ -127,8 +136,12 @@ void StubContext::emit_argument_locals(int indent) const {
       // A specialized value is a constant of the stub (its member is still there, so
       // the argument layout is every stub's), unless it has no literal.
       std::optional<std::string> constant;
-      if (p.specialized && specialized < request_.specialized_values.size())
-        constant = scalar_literal(p.type, request_.specialized_values[specialized++]);
+      const std::vector<std::uint64_t>& words = request_.specialized_values;
+      if (p.specialized && specialized + scalar_words(p.type) <= words.size()) {
+        const std::uint64_t high = scalar_words(p.type) == 2 ? words[specialized + 1] : 0;
+        constant = scalar_literal(p.type, words[specialized], high);
+        specialized += scalar_words(p.type);
+      }
       out_.line(indent, std::string("const ") + c_type(p.type) + " " + local + " = " +
                             constant.value_or(member) + ";");
       continue;

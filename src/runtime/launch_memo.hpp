@@ -29,7 +29,7 @@ struct LaunchMemo {
   std::int64_t view_stride = 0;
   IndexOrder index_order = identity_order;
   std::uint8_t specialized_count = 0;
-  std::array<std::uint64_t, max_specialized_parameters> specialized{};
+  std::array<std::uint64_t, max_specialized_words> specialized{};
   Plan plan;
   const KernelStubs::Record* record = nullptr;
   // Launches running from this entry on this thread: a launch made from within one of

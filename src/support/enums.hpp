@@ -24,6 +24,10 @@ inline bool is_valid(ElementType value) noexcept {
     case ElementType::u16:
     case ElementType::u64:
     case ElementType::boolean:
+    case ElementType::float16:
+    case ElementType::bfloat16:
+    case ElementType::complex_f32:
+    case ElementType::complex_f64:
       return true;
   }
   return false;

@@ -10,6 +10,8 @@ std::size_t size_of(ElementType type) noexcept {
       return 1;
     case ElementType::i16:
     case ElementType::u16:
+    case ElementType::float16:
+    case ElementType::bfloat16:
       return 2;
     case ElementType::f32:
     case ElementType::i32:
@@ -18,7 +20,10 @@ std::size_t size_of(ElementType type) noexcept {
     case ElementType::f64:
     case ElementType::i64:
     case ElementType::u64:
+    case ElementType::complex_f32:
       return 8;
+    case ElementType::complex_f64:
+      return 16;
   }
   return 0;
 }
@@ -47,6 +52,14 @@ const char* name_of(ElementType type) noexcept {
       return "uint64";
     case ElementType::boolean:
       return "bool";
+    case ElementType::float16:
+      return "float16";
+    case ElementType::bfloat16:
+      return "bfloat16";
+    case ElementType::complex_f32:
+      return "complex<float>";
+    case ElementType::complex_f64:
+      return "complex<double>";
   }
   return "?";
 }

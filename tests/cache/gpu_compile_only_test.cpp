@@ -153,7 +153,8 @@ TEST_P(GpuCompileOnlyCache, EveryElementTypeCompiles) {
   for (const Arg& s :
        {Arg(1.0f), Arg(1.0), Arg(std::int32_t(1)), Arg(std::int64_t(1)), Arg(std::uint32_t(1)),
         Arg(std::int8_t(1)), Arg(std::uint8_t(1)), Arg(std::int16_t(1)), Arg(std::uint16_t(1)),
-        Arg(std::uint64_t(1)), Arg(true)}) {
+        Arg(std::uint64_t(1)), Arg(true), Arg(float16(1.0f)), Arg(bfloat16(1.0f)),
+        Arg(std::complex<float>(1, 2)), Arg(std::complex<double>(1, 2))}) {
     const ElementType type = s.type();
     SCOPED_TRACE(name_of(type));
     const auto param = [&](ParamKind kind, const char* name, int rank, Access access) {
@@ -162,7 +163,7 @@ TEST_P(GpuCompileOnlyCache, EveryElementTypeCompiles) {
     Param fixed = param(ParamKind::scalar, "k", 0, Access::read_only);
     fixed.specialized = true;
     Kernel kernel =
-        runtime->kernel({std::string("all_") + name_of(type),
+        runtime->kernel({"all_" + std::to_string(static_cast<int>(type)),
                          {param(ParamKind::scalar, "s", 0, Access::read_only), fixed,
                           param(ParamKind::field, "x", 0, Access::read_only),
                           param(ParamKind::field, "table", 1, Access::read_only),

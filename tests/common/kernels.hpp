@@ -2,6 +2,7 @@
 // every backend is checked against the same signatures.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <vector>
 
@@ -25,27 +26,42 @@ inline RuntimeOptions cpu_memory_only_options() {
 }
 
 // Every element type specialized (the GPU compile tests), then one written field, and
-// values for its eleven scalars, as Arg::bits() holds them: 0.1f, a denormal double,
-// INT32_MIN, INT64_MIN, UINT32_MAX, INT8_MIN, UINT8_MAX, INT16_MIN, UINT16_MAX,
-// UINT64_MAX and true (extremes whose literals are spelled apart).
+// values for its fifteen scalars, as words (Arg::bits(), and Arg::high_bits() for the
+// complex<double>): 0.1f, a denormal double, INT32_MIN, INT64_MIN, UINT32_MAX,
+// INT8_MIN, UINT8_MAX, INT16_MIN, UINT16_MAX, UINT64_MAX, true, float16 infinity, the
+// lowest bfloat16, complex<float>(0.1f, -2) and complex<double>(a denormal, -0.0)
+// (extremes whose literals are spelled apart).
 inline KernelSource specialized_constants_kernel() {
   return {"constants",
           {specialized<float>("f"), specialized<double>("d"), specialized<std::int32_t>("i"),
            specialized<std::int64_t>("l"), specialized<std::uint32_t>("u"),
            specialized<std::int8_t>("c"), specialized<std::uint8_t>("uc"),
            specialized<std::int16_t>("s"), specialized<std::uint16_t>("us"),
-           specialized<std::uint64_t>("ul"), specialized<bool>("b"), inout<double>("y")},
-          "y = f + d + i + (double)l + u + c + uc + s + us + (double)ul + b;",
+           specialized<std::uint64_t>("ul"), specialized<bool>("b"), specialized<float16>("h"),
+           specialized<bfloat16>("bh"), specialized<std::complex<float>>("cf"),
+           specialized<std::complex<double>>("cd"), inout<double>("y")},
+          "y = f + d + i + (double)l + u + c + uc + s + us + (double)ul + b + h + bh + "
+          "real(cf) + imag(cd) + abs(cd);",
           "",
           {}};
 }
 inline std::vector<std::uint64_t> specialized_constants_values() {
-  return {0x3dcccccdu, 0x000fffffffffffffull,
-          0x80000000u, 0x8000000000000000ull,
-          0xffffffffu, 0x80u,
-          0xffu,       0x8000u,
-          0xffffu,     ~0ull,
-          1u};
+  return {0x3dcccccdu,
+          0x000fffffffffffffull,
+          0x80000000u,
+          0x8000000000000000ull,
+          0xffffffffu,
+          0x80u,
+          0xffu,
+          0x8000u,
+          0xffffu,
+          ~0ull,
+          1u,
+          0x7c00u /* float16 infinity */,
+          0xff7fu /* the lowest finite bfloat16 */,
+          0xc00000003dcccccdull /* complex<float>(0.1f, -2.0f) */,
+          0x000fffffffffffffull,
+          0x8000000000000000ull /* complex<double>(denormal, -0.0) */};
 }
 
 inline KernelSource saxpy_kernel() {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <functional>
 #include <utility>
 
@@ -88,6 +89,42 @@ TEST(CudaMatchesCpu, MixedTypesRank3ColumnMajor) {
     mixed.launch(with_mode(mode), Domain{13, 17, 19}, 1.5, std::int32_t(-7), std::uint32_t(0xff),
                  std::int64_t(1) << 40, x, k, z);
     return z;
+  });
+}
+
+// float16 and bfloat16 codes from the GPU's conversions (PTX cvt) are the host's
+// (F16C or the prelude's integer arithmetic): every rounding to nearest even; and
+// complex<double> arithmetic gives the host's values.
+TEST(CudaMatchesCpu, HalfCodesAndComplexValues) {
+  const std::int64_t n = 70001;
+  std::vector<float> x(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = std::ldexp(static_cast<float>(int(i % 2003) - 1000) / 7.0f, int(i % 48) - 30);
+  expect_same<std::uint32_t>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel codes = runtime.kernel({"codes",
+                                   {in<float>("x"), inout<std::uint32_t>("code")},
+                                   "const stubjit::float16 h = x;\n"
+                                   "const stubjit::float16 halved = float(h) * 0.5f;\n"
+                                   "code = stubjit::u32(halved.bits) | "
+                                   "(stubjit::u32(stubjit::bfloat16(x * 3.0f).bits) << 16);"});
+    Field dx = field_with(runtime, {n}, x);
+    Field out = field_with(runtime, {n}, std::vector<std::uint32_t>(x.size(), 0));
+    codes.launch(with_mode(mode), Domain{n}, dx, out);
+    return out;
+  });
+  using Z = std::complex<double>;
+  std::vector<Z> z(1000);
+  for (std::size_t i = 0; i < z.size(); ++i)
+    z[i] = Z(double(int(i % 37) - 18) / 3, double(i % 11) + 0.5);
+  expect_same<double>([&](Runtime& runtime, std::optional<Mode> mode) {
+    Kernel mix = runtime.kernel({"mix",
+                                 {scalar<Z>("w"), in<Z>("z"), inout<double>("out")},
+                                 "const stubjit::complex<double> q = z * w / (z + 1.0) - conj(w);\n"
+                                 "out = real(q) + 2 * imag(q) + abs(q);"});
+    Field dz = field_with(runtime, {1000}, z);
+    Field out = field_with(runtime, {1000}, std::vector<double>(1000, 0.0));
+    mix.launch(with_mode(mode), Domain{1000}, Z(0.5, -2), dz, out);
+    return out;
   });
 }
 

@@ -11,6 +11,8 @@
 //     thread when a stub uses them, emulator_device.cpp);
 //   - __shared__: a static variable. The device runs one block at a time, so a static
 //     is per-block storage, uninitialised from one block to the next as on a GPU;
+//   - float16 conversions: the prelude's integer arithmetic (STUBJIT_SOFTWARE_HALF);
+//   - sqrtf, sqrt: the host's, as __builtin_sqrtf and __builtin_sqrt;
 //   - shuffles and ballots over the warp (32 or 64 lanes, STUBJIT_WARP_SIZE): the
 //     device's warp exchange.
 //
@@ -40,6 +42,10 @@
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __shared__ static
+
+// The prelude's float16 conversions in integer arithmetic (kernels/stubjit/half.h): the
+// host has no PTX cvt, and this path is the one the other backends do not run.
+#define STUBJIT_SOFTWARE_HALF 1
 
 namespace stubjit_emulator {
 
@@ -161,6 +167,12 @@ inline long long __double_as_longlong(double v) {
 }
 inline float __int_as_float(int v) { return ::stubjit_emulator::from_bits<float>(unsigned(v)); }
 inline int __float_as_int(float v) { return int(::stubjit_emulator::to_bits(v)); }
+inline float __uint_as_float(unsigned v) { return ::stubjit_emulator::from_bits<float>(v); }
+inline unsigned __float_as_uint(float v) { return unsigned(::stubjit_emulator::to_bits(v)); }
+
+// --- math the prelude uses (the device compilers declare these without headers) ---------
+inline float sqrtf(float x) { return __builtin_sqrtf(x); }
+inline double sqrt(double x) { return __builtin_sqrt(x); }
 
 // --- atomics (device-wide; relaxed, as CUDA's and HIP's plain atomics are) ----------------
 template <class T>

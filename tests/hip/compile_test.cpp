@@ -134,6 +134,9 @@ TEST(HipCompile, SpecializedValuesCompile) {
   request.specialized_values = test::specialized_constants_values();
   const GeneratedStub stub = generate_stub(request);
   ASSERT_NE(stub.source.find("(-2147483647 - 1)"), std::string::npos);
+  ASSERT_NE(stub.source.find("stubjit::complex<float>((0x1.99999ap-4f), (-0x1p+1f))"),
+            std::string::npos)
+      << stub.source;
   expect_code_object(compile(compiler, stub, kernel.name), stub.entry, "gfx90a");
 }
 

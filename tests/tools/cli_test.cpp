@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <complex>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -580,9 +581,9 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
   const std::vector<Case> cases = {
       {good, {"--mode", "direct", "--rank", "4"}, "mode direct covers rank 1 to 3"},
       {"{not json", {}, "not JSON"},
-      {R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "half"}], "body": ""})",
+      {R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float128"}], "body": ""})",
        {},
-       "unknown type 'half'"},
+       "unknown type 'float128'"},
       {R"({"name": "k", "params": [{"name": "y", "kind": "out", "type": "float"}], "body": ""})",
        {},
        "kind must be scalar, in, inout, mask or index"},
@@ -804,6 +805,38 @@ TEST_F(Prewarm, SpecializedBoolsArePreparedForTrueAndFalse) {
   EXPECT_TRUE(negate.launch(Domain{16}, false, y).compiled);
 }
 
+// Complex values come as [real, imaginary], float16 ones as numbers rounded to the
+// nearest float16: the stubs of those values are the ones an application finds.
+TEST_F(Prewarm, SpecializedComplexAndFloat16ValuesArePrepared) {
+  const std::string file = write_file(R"({"name": "rotate",
+   "params": [{"name": "k", "kind": "scalar", "type": "complex<double>", "specialized": true},
+              {"name": "h", "kind": "scalar", "type": "float16", "specialized": true},
+              {"name": "y", "kind": "inout", "type": "complex128"}],
+   "body": "y = y * k * double(h);",
+   "launches": [{"domain": [8], "values": {"k": [0, 1], "h": 0.1}},
+                {"domain": [8], "values": {"k": 2, "h": 0.1}}]})");
+  const json report =
+      stubjit_json({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(statuses(report), (std::vector<std::string>{"compiled", "compiled"})) << report.dump();
+  const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
+  Runtime runtime(cpu_on_root());
+  using Z = std::complex<double>;
+  Kernel rotate = runtime.kernel({"rotate",
+                                  {specialized<Z>("k"), specialized<float16>("h"), inout<Z>("y")},
+                                  "y = y * k * double(h);"});
+  Field y = runtime.allocate<Z>({8});
+  y.copy_from(std::vector<Z>(8, Z(1, 0)));
+  // 0.1 rounds to the float16 0x2e66; [0, 1] is i, and 2 is 2 + 0i.
+  EXPECT_FALSE(rotate.launch(Domain{8}, Z(0, 1), float16::from_bits(0x2e66), y).compiled);
+  EXPECT_FALSE(rotate.launch(Domain{8}, Z(2, 0), float16::from_bits(0x2e66), y).compiled);
+  EXPECT_TRUE(rotate.launch(Domain{8}, Z(0, -1), float16::from_bits(0x2e66), y).compiled);
+  const double h = 0.0999755859375;  // 0x2e66
+  for (const Z& v : y.to_vector<Z>()) {
+    EXPECT_NEAR(v.real(), 2 * h * h * h, 1e-15);
+    EXPECT_NEAR(v.imag(), 0, 1e-15);
+  }
+}
+
 // A Fortran-order launch is prepared over column-major fields, as a Fortran program
 // has them: an application launching the nest that way compiles nothing.
 TEST_F(Prewarm, FortranOrderLaunchesArePreparedOverColumnMajorFields) {
@@ -926,6 +959,13 @@ TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
       {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "int8"}],
                        "body": "", "launches": [{"domain": [8], "values": {"s": 128}}]})")},
        "values.s: out of range for scalar<int8> s"},
+      {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "float"}],
+                       "body": "", "launches": [{"domain": [8], "values": {"s": [1, 2]}}]})")},
+       "values.s: [real, imaginary] is for a complex; scalar<float> s takes a number"},
+      {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar",
+                       "type": "complex<float>"}], "body": "",
+                       "launches": [{"domain": [8], "values": {"s": [1, 2, 3]}}]})")},
+       "values.s: expected a number (or [real, imaginary] for a complex)"},
       {{write_file(R"({"name": "k", "params": [{"name": "s", "kind": "scalar", "type": "int64"}],
                        "body": "", "launches": [{"domain": [8], "values": {"s": "7"}}]})")},
        "values.s: expected a number"},

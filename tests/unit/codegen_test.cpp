@@ -360,7 +360,8 @@ KernelSource with_body(std::string body, std::string helpers = "") {
 
 TEST(Prelude, HeadersAreEmbeddedInDependencyOrder) {
   EXPECT_EQ(header_names(prelude_headers()),
-            (std::vector<std::string>{"config.h", "index.h", "view.h", "launch.h", "atomic.h"}));
+            (std::vector<std::string>{"config.h", "index.h", "view.h", "launch.h", "atomic.h",
+                                      "half.h", "complex.h"}));
   for (const PreludeHeader& header : prelude_headers()) {
     EXPECT_EQ(header.text.rfind("// ---- stubjit/" + std::string(header.name) + " ----\n", 0), 0u);
     // Includes of one another are dropped: the order stands for them.
@@ -443,7 +444,8 @@ TEST(Prelude, AtomicHeaderComesExactlyWhenUserCodeMayNameIt) {
 }
 
 TEST(Prelude, EveryOptionalHeaderComesWhenTheScanCannotTell) {
-  const std::vector<std::string> all = with(always, {"index.h", "view.h", "atomic.h"});
+  const std::vector<std::string> all =
+      with(always, {"index.h", "view.h", "atomic.h", "half.h", "complex.h"});
   // Names formed by pasting (## and its digraph), split by a line splice (also with
   // blanks before the newline) or spelled with universal character names.
   EXPECT_EQ(chosen_for(with_body("P(atomic_, add)(total, x);", "#define P(a, b) a##b")), all);
@@ -478,7 +480,7 @@ TEST(Prelude, OptionalPreludeHeadersListEveryNameTheyDeclare) {
   const std::regex declaration(
       R"(^#define ([A-Za-z_]\w*)|^(?:struct|class) ([A-Za-z_]\w*)|)"
       R"(^(?:STUBJIT_HD|__device__ __forceinline__|inline)\s+[\w:<>, &*]+?\s+([A-Za-z_]\w*)\()");
-  ASSERT_EQ(optional_prelude_headers().size(), 3u);
+  ASSERT_EQ(optional_prelude_headers().size(), 5u);
   for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
     const auto header =
         std::find_if(prelude_headers().begin(), prelude_headers().end(),
