@@ -11,6 +11,16 @@
 
 #include "stubjit/export.hpp"
 
+// Whether the host compiler has a C++ _Float16: Clang defines __FLT16_MAX__ only where
+// it has; GCC defined it before 13 on targets where _Float16 was C-only (aarch64), and
+// has the C++ type from 12 on x86-64 and from 13 elsewhere.
+#if defined(__FLT16_MAX__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 13) || \
+                               (defined(__GNUC__) && __GNUC__ >= 12 && defined(__x86_64__)))
+#define STUBJIT_HOST_HAS_FLOAT16 1
+#else
+#define STUBJIT_HOST_HAS_FLOAT16 0
+#endif
+
 namespace stubjit {
 
 namespace detail {
@@ -36,7 +46,11 @@ class small_float {
  public:
   small_float() = default;  // uninitialized, as a float is; small_float{} is zero
   small_float(float value) noexcept : bits_(Format::bits_of(value)) {}  // NOLINT: implicit
-  operator float() const noexcept { return Format::value_of(bits_); }   // NOLINT
+  // From the other 16-bit format, through float (exact), then rounded.
+  template <class Other>
+  small_float(small_float<Other> value) noexcept  // NOLINT: implicit
+      : small_float(static_cast<float>(value)) {}
+  operator float() const noexcept { return Format::value_of(bits_); }  // NOLINT
   static small_float from_bits(std::uint16_t bits) noexcept {
     small_float value;
     value.bits_ = bits;

@@ -62,7 +62,7 @@ constexpr ElementTypeMatch match_element_type() {
     return {true, ElementType::boolean};
   else if constexpr (std::is_same_v<U, float16>)
     return {true, ElementType::float16};
-#if defined(__FLT16_MAX__)
+#if STUBJIT_HOST_HAS_FLOAT16
   else if constexpr (std::is_same_v<U, _Float16>)
     return {true, ElementType::float16};
 #endif

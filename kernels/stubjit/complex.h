@@ -4,7 +4,7 @@
 //
 // Laid out as std::complex and C's and Fortran's complex types: the real part, then
 // the imaginary part. Trivial, as float is: `complex<float> z;` is uninitialized,
-// `complex<float> z{};` and `complex<float> z = 0;` are zero. Operators take a
+// `complex<float> z{};` and `complex<float> z = 0;` are zero. Operators (+ - * / == !=) take a
 // complex or a real of the same part type on either side (`2 * z`, `z / 3.0f`);
 // real, imag, conj, norm and abs are found by argument-dependent lookup.
 //
@@ -136,6 +136,22 @@ template <class T>
 STUBJIT_HD bool operator!=(const complex<T>& a, const complex<T>& b) {
   return !(a == b);
 }
+template <class T>
+STUBJIT_HD bool operator==(const complex<T>& a, typename complex_part<T>::type b) {
+  return a == complex<T>(b);
+}
+template <class T>
+STUBJIT_HD bool operator==(typename complex_part<T>::type a, const complex<T>& b) {
+  return complex<T>(a) == b;
+}
+template <class T>
+STUBJIT_HD bool operator!=(const complex<T>& a, typename complex_part<T>::type b) {
+  return !(a == b);
+}
+template <class T>
+STUBJIT_HD bool operator!=(typename complex_part<T>::type a, const complex<T>& b) {
+  return !(a == b);
+}
 
 template <class T>
 STUBJIT_HD T real(const complex<T>& z) {
@@ -163,14 +179,17 @@ STUBJIT_HD float complex_sqrt(float x) { return __builtin_sqrtf(x); }
 STUBJIT_HD double complex_sqrt(double x) { return __builtin_sqrt(x); }
 #endif
 
-// The magnitude, scaled by the larger part so that the squares cannot overflow.
+// The magnitude, scaled by the larger part so that the squares cannot overflow. As
+// hypot: infinite when a part is, even if the other is NaN.
 template <class T>
 STUBJIT_HD T abs(const complex<T>& z) {
   const T a = z.re < T(0) ? -z.re : z.re;
   const T b = z.im < T(0) ? -z.im : z.im;
+  if (a == a && a - a != T(0)) return a;  // infinite (x - x is NaN for inf and NaN)
+  if (b == b && b - b != T(0)) return b;
   const T large = a < b ? b : a;
   const T small = a < b ? a : b;
-  if (large == T(0) || large - large != T(0)) return large + small;  // zero, inf or NaN
+  if (large == T(0) || large - large != T(0)) return large + small;  // zero or NaN
   const T ratio = small / large;
   return large * complex_sqrt(T(1) + ratio * ratio);
 }

@@ -115,15 +115,21 @@ struct bfloat16_format {
 
 // The element types. Trivial, as float is: `float16 h;` is uninitialized, and
 // `float16 h{};` is +0.
+// Like CUDA's __half, a conditional mixing one with a float needs a cast:
+// `c ? float(h) : 0.0f` (both types convert to the other).
 template <class Format>
 struct small_float {
-  u16 bits;
+  u16 storage;  // the code; bits() reads it, as on the host
   small_float() = default;
-  STUBJIT_HD small_float(float value) : bits(Format::bits_of(value)) {}
-  STUBJIT_HD operator float() const { return Format::value_of(bits); }
+  STUBJIT_HD small_float(float value) : storage(Format::bits_of(value)) {}
+  // From the other 16-bit format, through float (exact), then rounded.
+  template <class Other>
+  STUBJIT_HD small_float(small_float<Other> value) : small_float(float(value)) {}
+  STUBJIT_HD operator float() const { return Format::value_of(storage); }
+  STUBJIT_HD u16 bits() const { return storage; }
   STUBJIT_HD static small_float from_bits(u16 b) {
     small_float h;
-    h.bits = b;
+    h.storage = b;
     return h;
   }
   template <class T>

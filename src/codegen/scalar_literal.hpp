@@ -13,7 +13,7 @@
 
 namespace stubjit::detail {
 
-// `bits`: the value as Arg::bits() holds it (in its low size_of(type) bytes);
+// `bits`: the value as Arg::bits() holds it (in its low min(size_of(type), 8) bytes);
 // `high_bits`: a complex<double>'s imaginary part (Arg::high_bits()).
 std::optional<std::string> scalar_literal(ElementType type, std::uint64_t bits,
                                           std::uint64_t high_bits = 0);

@@ -40,7 +40,8 @@ struct StubRequest {
   // position, and projected fields are read without the innermost stride.
   bool dense = false;
   // The values of the kernel's specialized scalar parameters, in signature order, as
-  // Arg::bits() holds them: each is compiled in as a constant. Empty: the stub reads
+  // words (support/scalar_words.hpp: Arg::bits(), and Arg::high_bits() too for a
+  // complex<double>): each is compiled in as a constant. Empty: the stub reads
   // them from its arguments like any scalar (stub_source() without values).
   std::vector<std::uint64_t> specialized_values;
   // The user's code may #include "quoted" names (the runtime has include directories).

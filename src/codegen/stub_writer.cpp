@@ -334,7 +334,8 @@ void emit_user_code(const StubContext& context, const DialectEmitter& dialect,
   out.line(0, "}  // namespace stubjit_user");
 }
 
-// The packed arguments (bind/arg_layout.hpp): per parameter an 8-byte scalar slot
+// The packed arguments (bind/arg_layout.hpp): per parameter an 8-byte scalar slot (16
+// for a complex<double>)
 // (the value, alignas(8) so that each scalar has a slot of its own) or a field's data
 // pointer, extents and strides, as plain members rather than a template per slot (a
 // template instantiated per parameter is compile time a GPU stub pays on every cold

@@ -44,6 +44,9 @@ std::vector<float> probe_floats() {
   }
   values.push_back(float_of(0x7f800000u));  // infinities
   values.push_back(float_of(0xff800000u));
+  // NaNs whose rounding alone would give an infinity or a carry into the sign.
+  for (std::uint32_t nan : {0x7f800001u, 0x7fffffffu, 0xffbfffffu, 0xff800001u, 0x7fc00000u})
+    values.push_back(float_of(nan));
   return values;
 }
 
@@ -92,7 +95,7 @@ TEST(HalfTypes, HostConversionsRoundToNearestEven) {
     else
       ASSERT_EQ(float(bfloat16::from_bits(bits)), brain) << code;
   }
-#if defined(__FLT16_MAX__)
+#if STUBJIT_HOST_HAS_FLOAT16
   // The compiler's own _Float16 is a second reference, and the same element type.
   static_assert(element_type_v<_Float16> == ElementType::float16);
   for (const float value : probe_floats()) {
@@ -287,6 +290,43 @@ TEST(ComplexTypes, EachSpecializedValueHasItsOwnStub) {
   EXPECT_FALSE(kernel.launch(Domain{4}, Z(0, 1), dy).compiled);
   for (const Z& y : dy.to_vector<Z>()) EXPECT_EQ(y, Z(0, -2));  // 1 * i * 2i * i
   EXPECT_EQ(runtime.counters().compiles, 2u);
+}
+
+// One 16-bit format converts to the other (through float); a complex compares with a
+// real; abs is infinite when a part is, as std::abs (hypot) is, NaN or not.
+TEST(ComplexTypes, ConversionsComparisonsAndInfiniteMagnitudes) {
+  Runtime runtime(test::cpu_memory_only_options());
+  using Z = std::complex<double>;
+  Kernel kernel =
+      runtime.kernel({"mixed",
+                      {in<bfloat16>("b"), inout<float16>("h"), in<Z>("z"), inout<double>("a"),
+                       inout<bool>("zero")},
+                      "h = b;\na = abs(z);\nzero = z == 0.0 && 0.0 == z && !(z != 0.0);"});
+  const std::vector<bfloat16> b = {bfloat16(1.0f), bfloat16::from_bits(0x4049) /* 3.140625 */,
+                                   bfloat16::from_bits(0x477f) /* 65280 */,
+                                   bfloat16::from_bits(0x4780) /* 65536: beyond float16 */};
+  const double inf = INFINITY;
+  const std::vector<Z> z = {Z(0, 0), Z(3, -4), Z(inf, NAN), Z(NAN, -inf)};
+  Field db = runtime.allocate<bfloat16>({4});
+  Field dh = runtime.allocate<float16>({4});
+  Field dz = runtime.allocate<Z>({4});
+  Field da = runtime.allocate<double>({4});
+  Field dzero = runtime.allocate<bool>({4});
+  db.copy_from(b);
+  dz.copy_from(z);
+  kernel.launch(Domain{4}, db, dh, dz, da, dzero);
+  const std::vector<float16> h = dh.to_vector<float16>();
+  const std::vector<double> a = da.to_vector<double>();
+  const std::vector<bool> zero = dzero.to_vector<bool>();
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(h[i].bits(),
+              nearest_code(binary16_format, value_of_code(bfloat16_format, b[i].bits())))
+        << i;
+    EXPECT_EQ(a[i], std::abs(z[i])) << i;
+    EXPECT_EQ(zero[i], i == 0) << i;
+  }
+  // The host types convert alike.
+  EXPECT_EQ(float16(bfloat16::from_bits(0x4049)).bits(), nearest_code(binary16_format, 3.140625));
 }
 
 TEST(ComplexTypes, AMaskOfComplexIsRefused) {

@@ -105,8 +105,8 @@ TEST(CudaMatchesCpu, HalfCodesAndComplexValues) {
                                    {in<float>("x"), inout<std::uint32_t>("code")},
                                    "const stubjit::float16 h = x;\n"
                                    "const stubjit::float16 halved = float(h) * 0.5f;\n"
-                                   "code = stubjit::u32(halved.bits) | "
-                                   "(stubjit::u32(stubjit::bfloat16(x * 3.0f).bits) << 16);"});
+                                   "code = stubjit::u32(halved.bits()) | "
+                                   "(stubjit::u32(stubjit::bfloat16(x * 3.0f).bits()) << 16);"});
     Field dx = field_with(runtime, {n}, x);
     Field out = field_with(runtime, {n}, std::vector<std::uint32_t>(x.size(), 0));
     codes.launch(with_mode(mode), Domain{n}, dx, out);
