@@ -22,7 +22,8 @@ class KernelFileError : public Error {
 };
 
 // A scalar's value as the file writes it: a whole number (signed or beyond int64's
-// range) or a real one. The launch converts it to the parameter's type.
+// range), a real one, true/false or [real, imaginary]. The launch converts it to the
+// parameter's type.
 struct ScalarValue {
   // complex: [real, imaginary], two numbers (for complex scalars only).
   enum class Kind : std::uint8_t { integer, unsigned_integer, real, boolean, complex };

@@ -28,9 +28,7 @@ STUBJIT_API std::uint16_t float16_bits_of(float value) noexcept;
 STUBJIT_API float float_of_float16_bits(std::uint16_t bits) noexcept;
 STUBJIT_API std::uint16_t bfloat16_bits_of(float value) noexcept;
 STUBJIT_API float float_of_bfloat16_bits(std::uint16_t bits) noexcept;
-}  // namespace detail
 
-namespace detail {
 struct float16_format {
   static std::uint16_t bits_of(float value) noexcept { return float16_bits_of(value); }
   static float value_of(std::uint16_t bits) noexcept { return float_of_float16_bits(bits); }

@@ -11,13 +11,12 @@
 #include <vector>
 
 #include "stubjit/signature.hpp"
+#include "support/scalar_words.hpp"
 
 namespace stubjit::detail {
 
-// The slot of a scalar of this type: 8 bytes, 16 for a complex<double>.
-inline std::size_t scalar_slot_size(ElementType type) {
-  return type == ElementType::complex_f64 ? 16 : 8;
-}
+// The slot of a scalar of this type: its words (8 bytes, 16 for a complex<double>).
+inline std::size_t scalar_slot_size(ElementType type) { return 8 * scalar_words(type); }
 
 // Rank of the field a parameter receives under a binding over a rank-N domain.
 inline int actual_rank(const Param& param, Binding binding, int domain_rank) {

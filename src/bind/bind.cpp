@@ -308,7 +308,7 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
     const Arg& arg = args[arg_of[i]];
     if (binding == Binding::scalar) {
       put(packed, at, arg.bits());
-      if (scalar_slot_size(arg.type()) == 16) put(packed, at + 8, arg.high_bits());
+      if (scalar_words(arg.type()) == 2) put(packed, at + 8, arg.high_bits());
       at += scalar_slot_size(arg.type());
       continue;
     }
