@@ -78,8 +78,10 @@ struct BoundArgs {
   std::int64_t view_stride = 0;
   // The values of the kernel's specialized scalars (Param::specialized), in signature
   // order, as words (support/scalar_words.hpp): Arg::bits(), and Arg::high_bits() for a
-  // complex<double>. specialized_count counts words.
-  std::array<std::uint64_t, max_specialized_words> specialized{};
+  // complex<double>. specialized_count counts words; only those are written or read.
+  // Not zeroed: every launch makes a BoundArgs, and zeroing 16 words cost each launch
+  // about 12 ns (a `rep stos` on the launch path; bench/results/cpu.md).
+  std::array<std::uint64_t, max_specialized_words> specialized;
   std::uint8_t specialized_count = 0;
 };
 

@@ -8,6 +8,7 @@
 // kernel that is gone never matches again).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -71,7 +72,7 @@ struct LaunchMemo {
     view_stride = bound.view_stride;
     index_order = bound.index_order;
     specialized_count = bound.specialized_count;
-    specialized = bound.specialized;
+    std::copy_n(bound.specialized.begin(), specialized_count, specialized.begin());
     plan = chosen;
     record = stub;
     kernel = kernel_id;
