@@ -231,6 +231,52 @@ BENCHMARK(BM_Specialize_RadiusOverGeneric)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
+// What a launch with a radius not seen before waits for: Specialize::at_launch (0)
+// compiles its stub first; Specialize::background (1) runs the generic stub, compiled
+// once before the timed loop, and queues the specialized compile. Each iteration takes
+// a new radius; no disk cache, so every specialized stub is compiled. Counters: the
+// median launch (ms) and how many launches ran the generic stub.
+void BM_Specialize_NewValueLatency(benchmark::State& state) {
+  const Specialize mode = state.range(0) == 0 ? Specialize::at_launch : Specialize::background;
+  constexpr std::int64_t n = std::int64_t(1) << 16;
+  constexpr std::int32_t most_radius = 1000;
+  RuntimeOptions options = cpu();
+  options.disk_cache = false;
+  Runtime runtime(options);
+  KernelSource source = smooth_source(true);
+  source.specialize = mode;
+  Kernel smooth = runtime.kernel(source);
+  Field u = runtime.allocate<float>({n + 2 * most_radius});
+  u.copy_from(std::vector<float>(static_cast<std::size_t>(n + 2 * most_radius), 1.0f));
+  Field out = runtime.allocate<float>({n});
+  const Domain domain{n};
+  smooth.launch(domain, most_radius, u, out);  // the generic stub, for background
+  smooth.finish_specializing();
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> ms;
+  std::int32_t radius = 0;
+  int generic = 0;
+  for (auto _ : state) {
+    if (++radius == most_radius) {
+      state.SkipWithError("out of radii");
+      break;
+    }
+    const auto start = Clock::now();
+    generic += smooth.launch(domain, radius, u, out).generic ? 1 : 0;
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    state.SetIterationTime(ms.back() / 1e3);
+  }
+  smooth.finish_specializing();  // untimed: the queue's compiles
+  state.counters["launch_ms"] = stubjit::bench::median(ms);
+  state.counters["generic_launches"] = generic;
+}
+BENCHMARK(BM_Specialize_NewValueLatency)
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(20)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 // A Fortran Jacobi step over column-major m x n arrays, both read and written through
 // broadcast views, so that no projected field gives a memory order and the domain's
 // order decides which loop is innermost:

@@ -23,6 +23,15 @@ class KernelState;
 class StreamState;
 }  // namespace detail
 
+// When a stub specialized for new values of a kernel's specialized scalars is
+// compiled. at_launch: by the launch that needs it, which waits. background: the
+// launch runs the kernel's generic stub at once (the same code, with the values read
+// as arguments; results are identical) and the specialized one compiles on a worker
+// thread of the kernel, one at a time in the order asked; later launches with those
+// values run it once it is ready. A specialized compile that fails leaves its values
+// on the generic stub (the error is logged, not thrown).
+enum class Specialize : std::uint8_t { at_launch, background };
+
 // What the application writes. `name` and parameter names must be identifiers;
 // `body` is the kernel's statement list and `helpers` optional source placed before
 // it (helper functions, constants). Both are compiled as given.
@@ -49,6 +58,8 @@ struct KernelSource {
   // (a filter of blanks only is refused). It may call the helpers. Masks (mask<T>)
   // filter too; a point runs when it passes every filter.
   std::string filter;
+  // Kernels with specialized scalars (Param::specialized): when their stubs compile.
+  Specialize specialize = Specialize::at_launch;
 };
 
 // One launch argument: a scalar value or a field. Implicit from either, so that
@@ -115,6 +126,10 @@ struct LaunchSummary {
   // This launch ran the compiler for its stub; false when the stub was found in memory
   // or on disk, or another thread compiled it.
   bool compiled = false;
+  // Specialize::background: this launch ran the kernel's generic stub, the one
+  // specialized for its values being not yet ready (or failed). `compiled` then says
+  // whether the generic stub was compiled by this launch.
+  bool generic = false;
 };
 
 // A compiled stub's bytes, as the runtime's backend made them (Kernel::binary).
@@ -184,6 +199,11 @@ class STUBJIT_API Kernel {
   // Throws DomainError for a domain with no index (such a launch runs no stub).
   StubBinary binary(const Domain& domain, const std::vector<Arg>& args,
                     std::optional<Mode> forced = std::nullopt);
+
+  // Specialize::background: waits until the specialized stubs this kernel has queued
+  // so far are compiled (or have failed). Launches after it with those values run
+  // them. Does nothing for other kernels.
+  void finish_specializing();
 
   // The plan for `domain` as given, without launching (PlanError where a launch over it
   // would be refused). A launch may run over fewer or reordered dimensions, depending

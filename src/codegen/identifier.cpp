@@ -97,6 +97,10 @@ void validate_kernel_source(const KernelSource& source) {
   }
   std::set<std::string> seen;
   std::size_t specialized = 0;
+  if (!is_valid(source.specialize)) {
+    throw SignatureError("kernel '" + source.name + "': specialize is " +
+                         number_of(source.specialize) + ", which is no Specialize");
+  }
   for (const Param& param : source.signature) {
     const std::string where = "kernel '" + source.name + "': parameter '" + param.name + "'";
     if (const std::string problem = identifier_problem(param.name); !problem.empty())

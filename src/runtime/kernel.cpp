@@ -22,6 +22,7 @@
 #include "runtime/launch_steps.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
+#include "support/log.hpp"
 
 namespace stubjit {
 namespace detail {
@@ -213,6 +214,39 @@ const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bo
   return *hold;
 }
 
+namespace {
+
+void compile_in_background(KernelState& kernel, const StubIdentity& identity) {
+  bool compiled = false;
+  std::shared_ptr<const LoadedStub> hold;
+  try {
+    stub_for(kernel, identity, compiled, hold);
+  } catch (const std::exception& error) {
+    logger().warn(
+        "kernel '{}': the stub specialized for a launch's values failed to compile in the "
+        "background; launches with those values keep running the generic stub: {}",
+        kernel.source.name, error.what());
+  }
+}
+
+}  // namespace
+
+std::optional<StubIdentity> generic_stub_instead(KernelState& kernel,
+                                                 const StubIdentity& identity) {
+  if (kernel.source.specialize != Specialize::background ||
+      identity.variant.specialized.scalar_count == 0)
+    return std::nullopt;
+  const KernelStubs::Record* record = kernel.stubs.find(identity);
+  if (record && !record->failure) return std::nullopt;  // ready
+  kernel.background.submit(identity,
+                           [&kernel, identity] { compile_in_background(kernel, identity); });
+  // The same variant with no values compiled in: its stub reads them as arguments.
+  StubVariant generic = identity.variant;
+  generic.specialized.scalar_count = 0;
+  generic.specialized.scalars = {};
+  return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, generic);
+}
+
 std::uint64_t next_kernel_id() {
   static std::atomic<std::uint64_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);
@@ -287,6 +321,15 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   const detail::StubIdentity identity = detail::StubIdentity::of(
       *kernel.identity, *runtime.toolchain_identity, detail::variant_of(kernel, run, plan, bound));
   std::shared_ptr<const detail::LoadedStub> hold;
+  if (const std::optional<detail::StubIdentity> generic =
+          detail::generic_stub_instead(kernel, identity)) {
+    // Not remembered: a later launch with these values looks for its own stub again.
+    summary.generic = true;
+    const detail::LoadedStub& stub = detail::stub_for(kernel, *generic, summary.compiled, hold);
+    detail::issue_dispatches(runtime, stub, run, plan, bound.packed, stream);
+    runtime.launches.add();
+    return summary;
+  }
   const detail::LoadedStub& stub = detail::stub_for(kernel, identity, summary.compiled, hold);
   // Remembered only when the kernel's table holds the stub (the entry points there).
   if (const detail::KernelStubs::Record* record = kernel.stubs.find(identity))
@@ -294,6 +337,11 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   detail::issue_dispatches(runtime, stub, run, plan, bound.packed, stream);
   runtime.launches.add();
   return summary;
+}
+
+void Kernel::finish_specializing() {
+  if (!state_) throw Error("null kernel");
+  state_->background.wait_idle();
 }
 
 Plan Kernel::plan(const Domain& domain, std::optional<Mode> forced) const {

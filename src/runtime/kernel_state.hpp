@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cache/stub_identity.hpp"
+#include "runtime/background_compiles.hpp"
 #include "runtime/kernel_stubs.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -35,6 +36,9 @@ class KernelState {
   // 0 where the target or RuntimeOptions::specialize_short_rows says none.
   std::int64_t short_row_limit = 0;
   KernelStubs stubs;
+  // Specialize::background. Last: destroyed first, so that the compile under way
+  // finishes while everything it uses is still here.
+  BackgroundCompiles background;
 };
 
 }  // namespace stubjit::detail

@@ -47,5 +47,10 @@ StubVariant variant_of(const KernelState& kernel, const Domain& run, const Plan&
 // caller; `compiled` is set when the compiler ran for it.
 const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bool& compiled,
                            std::shared_ptr<const LoadedStub>& hold);
+// Specialize::background: where the stub of `identity` (one with specialized values
+// compiled in) is not ready, queues its compile on the kernel's worker (once) and
+// returns the generic stub's identity to run instead; nullopt where `identity` itself
+// is to run (ready, no values compiled in, or a kernel that specializes at launch).
+std::optional<StubIdentity> generic_stub_instead(KernelState& kernel, const StubIdentity& identity);
 
 }  // namespace stubjit::detail

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "stubjit/field.hpp"
+#include "stubjit/kernel.hpp"
 #include "stubjit/plan.hpp"
 #include "stubjit/signature.hpp"
 #include "stubjit/types.hpp"
@@ -28,6 +29,15 @@ inline bool is_valid(ElementType value) noexcept {
     case ElementType::bfloat16:
     case ElementType::complex_f32:
     case ElementType::complex_f64:
+      return true;
+  }
+  return false;
+}
+
+inline bool is_valid(Specialize value) noexcept {
+  switch (value) {
+    case Specialize::at_launch:
+    case Specialize::background:
       return true;
   }
   return false;
