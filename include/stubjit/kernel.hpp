@@ -29,7 +29,9 @@ class StreamState;
 // as arguments; results are identical) and the specialized one compiles on a worker
 // thread of the kernel, one at a time in the order asked; later launches with those
 // values run it once it is ready. A specialized compile that fails leaves its values
-// on the generic stub (the error is logged, not thrown).
+// on the generic stub (the error is logged, not thrown; an error other than a
+// CompileError is tried again by the next launch). prepare() and binary() compile the
+// specialized stub as they would at launch, and throw what it throws.
 enum class Specialize : std::uint8_t { at_launch, background };
 
 // What the application writes. `name` and parameter names must be identifiers;
@@ -200,9 +202,10 @@ class STUBJIT_API Kernel {
   StubBinary binary(const Domain& domain, const std::vector<Arg>& args,
                     std::optional<Mode> forced = std::nullopt);
 
-  // Specialize::background: waits until the specialized stubs this kernel has queued
-  // so far are compiled (or have failed). Launches after it with those values run
-  // them. Does nothing for other kernels.
+  // Specialize::background: waits until this kernel's queue of specialized stubs is
+  // empty and its worker idle (stubs other threads queue meanwhile included): each is
+  // compiled or has failed. Launches after it with those values run them. Returns at
+  // once for other kernels.
   void finish_specializing();
 
   // The plan for `domain` as given, without launching (PlanError where a launch over it

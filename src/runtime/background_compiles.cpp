@@ -17,16 +17,36 @@ BackgroundCompiles::~BackgroundCompiles() {
   if (worker_.joinable()) worker_.join();
 }
 
-bool BackgroundCompiles::submit(const StubIdentity& identity, std::function<void()> job) {
+BackgroundCompiles::Entry* BackgroundCompiles::find(const StubIdentity& identity) {
+  const auto bucket = asked_.find(identity.hash);
+  if (bucket == asked_.end()) return nullptr;
+  for (Entry& entry : bucket->second)
+    if (entry.identity == identity) return &entry;
+  return nullptr;
+}
+
+BackgroundCompiles::Outcome BackgroundCompiles::request(const StubIdentity& identity) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (std::find(asked_.begin(), asked_.end(), identity) != asked_.end()) return false;
-    asked_.push_back(identity);
-    queue_.push_back(std::move(job));
+    if (const Entry* entry = find(identity)) return entry->outcome;
+    // The worker first: if it cannot start, nothing is left queued or marked asked.
     if (!worker_.joinable()) worker_ = std::thread([this] { run(); });
+    queue_.push_back(identity);
+    asked_[identity.hash].push_back(Entry{identity, Outcome::queued});
   }
   changed_.notify_all();
-  return true;
+  return Outcome::queued;
+}
+
+void BackgroundCompiles::settle(const StubIdentity& identity, Result result) {
+  Entry* entry = find(identity);
+  if (!entry) return;
+  if (result == Result::retry) {
+    std::vector<Entry>& bucket = asked_[identity.hash];
+    bucket.erase(bucket.begin() + (entry - bucket.data()));
+    return;
+  }
+  entry->outcome = result == Result::ready ? Outcome::ready : Outcome::failed;
 }
 
 void BackgroundCompiles::wait_idle() {
@@ -39,16 +59,18 @@ void BackgroundCompiles::run() {
   for (;;) {
     changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (stopping_) return;
-    std::function<void()> job = std::move(queue_.front());
+    const StubIdentity identity = queue_.front();
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
+    Result result = Result::retry;
     try {
-      job();  // logs what fails (kernel.cpp)
+      result = compile_(identity);  // logs its own failures (kernel.cpp)
     } catch (...) {
-      logger().error("a background compile failed with an unknown exception");
+      // Nothing may leave the thread (std::terminate); the next launch asks again.
     }
     lock.lock();
+    settle(identity, result);
     busy_ = false;
     changed_.notify_all();
   }

@@ -216,16 +216,31 @@ const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bo
 
 namespace {
 
-void compile_in_background(KernelState& kernel, const StubIdentity& identity) {
+void log_background_failure(const KernelState& kernel, const char* what, bool again) {
+  try {
+    logger().warn(
+        "kernel '{}': the stub specialized for a launch's values failed in the background; "
+        "launches with those values run the generic stub{}: {}",
+        kernel.source.name, again ? " (the next one tries again)" : "", what);
+  } catch (...) {  // on the worker thread: nothing may leave it
+  }
+}
+
+// On the kernel's worker thread. The stub lands in the kernel's table (or, where that
+// is full, in the runtime's cache, where the launch finds it next).
+BackgroundCompiles::Result compile_in_background(KernelState& kernel,
+                                                 const StubIdentity& identity) {
   bool compiled = false;
   std::shared_ptr<const LoadedStub> hold;
   try {
     stub_for(kernel, identity, compiled, hold);
+    return BackgroundCompiles::Result::ready;
+  } catch (const CompileError& error) {
+    log_background_failure(kernel, error.what(), false);
+    return BackgroundCompiles::Result::failed;
   } catch (const std::exception& error) {
-    logger().warn(
-        "kernel '{}': the stub specialized for a launch's values failed to compile in the "
-        "background; launches with those values keep running the generic stub: {}",
-        kernel.source.name, error.what());
+    log_background_failure(kernel, error.what(), true);
+    return BackgroundCompiles::Result::retry;
   }
 }
 
@@ -238,8 +253,8 @@ std::optional<StubIdentity> generic_stub_instead(KernelState& kernel,
     return std::nullopt;
   const KernelStubs::Record* record = kernel.stubs.find(identity);
   if (record && !record->failure) return std::nullopt;  // ready
-  kernel.background.submit(identity,
-                           [&kernel, identity] { compile_in_background(kernel, identity); });
+  if (!record && kernel.background.request(identity) == BackgroundCompiles::Outcome::ready)
+    return std::nullopt;  // ready, in the runtime's cache: the kernel's table is full
   // The same variant with no values compiled in: its stub reads them as arguments.
   StubVariant generic = identity.variant;
   generic.specialized.scalar_count = 0;
@@ -253,7 +268,10 @@ std::uint64_t next_kernel_id() {
 }
 
 KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
-    : id(next_kernel_id()), runtime(std::move(rt)), source(std::move(src)) {
+    : id(next_kernel_id()),
+      runtime(std::move(rt)),
+      source(std::move(src)),
+      background([this](const StubIdentity& stub) { return compile_in_background(*this, stub); }) {
   validate_kernel_source(source);
   identity = std::make_shared<const KernelIdentity>(identify(source));
   dense_variant = runtime->toolchain->traits().dense_variant;

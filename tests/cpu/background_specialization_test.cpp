@@ -136,6 +136,25 @@ TEST(BackgroundSpecialization, AKernelDroppedWhileCompilingGoesCleanly) {
   EXPECT_FALSE(run.launch(again, 2, 2).generic);
 }
 
+// More stubs than the kernel's own table holds (KernelStubs::capacity, 64): the ones
+// compiled in the background past it are found in the runtime's cache, and launches
+// with their values run them too.
+TEST(BackgroundSpecialization, StubsPastTheKernelsTableAreRunWhenReady) {
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel poly = runtime.kernel(poly_source(Specialize::background));
+  PolyRun run(runtime);
+  constexpr i32 values = 70;
+  for (i32 c = 0; c < values; ++c) EXPECT_TRUE(run.launch(poly, 2, c).generic) << c;
+  poly.finish_specializing();
+  EXPECT_EQ(runtime.counters().compiles, 1u + values);
+  for (i32 c = 0; c < values; ++c) {
+    const LaunchSummary summary = run.launch(poly, 2, c);
+    EXPECT_FALSE(summary.generic) << c;
+    EXPECT_FALSE(summary.compiled) << c;
+  }
+  EXPECT_EQ(runtime.counters().compiles, 1u + values);
+}
+
 // A specialized compile that fails leaves its values on the generic stub: launches go
 // on, with the right results, and nothing is compiled again for them. The generic
 // stub comes from the disk cache; the second runtime's compile limit (1 ms) stops
