@@ -78,7 +78,7 @@ class PlaceholderArgs {
     fields_.reserve(kernel.source.signature.size());
     for (std::size_t i = 0; i < kernel.source.signature.size(); ++i) {
       const Param& param = kernel.source.signature[i];
-      if (param.kind == ParamKind::index) continue;
+      if (!takes_argument(param)) continue;
       if (param.kind == ParamKind::scalar) {
         const auto given = launch.values.find(param.name);
         args_.push_back(given != launch.values.end() ? value_of(param, given->second)

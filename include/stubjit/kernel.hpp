@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,9 +114,37 @@ class STUBJIT_API Stream {
   std::shared_ptr<detail::StreamState> state_;
 };
 
+// A tile shape for a launch of a per-element kernel: it tiles the domain's last
+// `rank` dimensions (the others have tiles of 1), the last extent along the last
+// dimension. The kernel may then take tile_index and local_index tokens.
+struct Tile {
+  std::uint8_t rank = 0;  // 0: no tile
+  std::array<std::uint32_t, 8> extents{};
+
+  Tile() = default;
+  Tile(std::initializer_list<std::uint32_t> shape) {
+    for (std::uint32_t extent : shape) {
+      if (rank < extents.size()) extents[rank] = extent;
+      ++rank;  // more than 8 is refused at launch
+    }
+  }
+  std::uint64_t elements() const noexcept {
+    std::uint64_t n = 1;
+    for (std::size_t d = 0; d < rank && d < extents.size(); ++d) n *= extents[d];
+    return n;
+  }
+};
+
 struct LaunchOptions {
   std::optional<Mode> mode;        // force a mode (PlanError if it cannot cover)
   const Stream* stream = nullptr;  // nullptr: the runtime's default stream
+  // Group kernels and tiled launches: threads per group (0: the kernel's fixed size, or
+  // for a tile its elements where the device allows, or the device's preferred group).
+  // Checked against the kernel's BlockConstraints and the device (group_threads in
+  // plan.hpp); a GPU runs each group with that many threads, the CPU with one.
+  std::uint32_t group_size = 0;
+  // A per-element kernel: run it tile by tile (Tile). Rank 0: untiled.
+  Tile tile{};
 };
 
 // What a launch did, cheap enough to return from every launch.
@@ -132,6 +161,10 @@ struct LaunchSummary {
   // specialized for its values being not yet ready (or failed). `compiled` then says
   // whether the generic stub was compiled by this launch.
   bool generic = false;
+  // Group kernels and tiled launches: the threads that ran each group (1 on the CPU)
+  // and the bytes of group-shared memory each had; 0 for untiled per-element launches.
+  std::uint32_t group_size = 0;
+  std::uint32_t shared_bytes = 0;
 };
 
 // A compiled stub's bytes, as the runtime's backend made them (Kernel::binary).
@@ -201,6 +234,9 @@ class STUBJIT_API Kernel {
   // Throws DomainError for a domain with no index (such a launch runs no stub).
   StubBinary binary(const Domain& domain, const std::vector<Arg>& args,
                     std::optional<Mode> forced = std::nullopt);
+  // The same for a launch with these options (a tile, a group size).
+  StubBinary binary(const Domain& domain, const std::vector<Arg>& args,
+                    const LaunchOptions& options);
 
   // Specialize::background: waits until this kernel's queue of specialized stubs is
   // empty and its worker idle (stubs other threads queue meanwhile included): each is
@@ -218,6 +254,9 @@ class STUBJIT_API Kernel {
   // compiling or launching (same checks as launch).
   std::string stub_source(const Domain& domain, const std::vector<Arg>& args,
                           std::optional<Mode> forced = std::nullopt) const;
+  // The same for a launch with these options (a tile, a group size).
+  std::string stub_source(const Domain& domain, const std::vector<Arg>& args,
+                          const LaunchOptions& options) const;
 
  private:
   friend class Runtime;

@@ -54,6 +54,8 @@ struct DeviceLimits {
   std::uint64_t max_threads_per_dim = 0;
   std::uint32_t warp_size = 32;
   BlockShapes preferred_block{};
+  // Bytes of group-shared memory one group may have (shared<T> parameters).
+  std::uint32_t max_shared_bytes = 48 * 1024;
 };
 
 // The kernel's constraints on its group shape (IrGL's block-size classes): by
@@ -189,6 +191,35 @@ STUBJIT_API Plan make_plan(const Domain& domain, const DeviceLimits& limits,
 // `limits`. The runtime applies it when planning used overridden limits, against the
 // device's own, so that nothing runs unless every dispatch can.
 STUBJIT_API void check_plan_within(const Plan& plan, const DeviceLimits& limits);
+
+// Group launches (a group kernel's, or a tiled launch of a per-element kernel): one
+// physical group of `shape` threads (x fastest) per group, the groups numbered 0 to
+// groups - 1 and spread over the grid as a spread plan spreads positions (each
+// dispatch's linear_begin/linear_end count groups). The plan's mode is spread and its
+// rank 1; a forced mode other than spread is refused with a PlanError, as is a count
+// of groups one dispatch cannot hold.
+STUBJIT_API Plan make_group_plan(std::uint64_t groups, const Extent3& shape,
+                                 const DeviceLimits& limits, const PlanPolicy& policy = {},
+                                 std::optional<Mode> forced = std::nullopt);
+
+// The threads of each group of a group launch. `requested` is what the launch asks
+// for (0: the kernel's fixed size, else `preferred`, else the device's preferred
+// spread group), within IrGL's classes:
+//   fixed       (constraints.shape set): exactly its size; another request, or a size
+//               above the device's limit, is a PlanError;
+//   shrinkable  (constraints.max_threads set: the kernel's compiled maximum): a
+//               request above it is a PlanError naming both; the size shrinks to the
+//               device's limit;
+//   elastic     any size, shrunk to the device's limit.
+// A size that shrinks is rounded down to whole warps where it is larger than one.
+STUBJIT_API std::uint32_t group_threads(std::uint32_t requested, std::uint32_t preferred,
+                                        const BlockConstraints& constraints,
+                                        const DeviceLimits& limits);
+
+// The most threads any group of a group launch of this kernel has: a group stub's
+// launch bounds.
+STUBJIT_API std::uint32_t max_group_launch_threads(const BlockConstraints& constraints,
+                                                   const DeviceLimits& limits);
 
 // The most threads per group any plan of this mode and rank uses: what a GPU stub
 // declares as its launch bounds.

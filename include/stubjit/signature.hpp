@@ -15,6 +15,16 @@ enum class ParamKind : std::uint8_t {
   scalar,  // a value broadcast to every activity
   field,   // an array of the device, projected or broadcast
   index,   // the logical index of the activity; takes no argument at launch
+  // A tiled launch (LaunchOptions::tile) of a per-element kernel: the index of the
+  // activity's tile and its position in the tile. No argument at launch.
+  tile_index,
+  local_index,
+  // The work-group handle: makes the kernel a group kernel, whose body runs once per
+  // group (one group per index of the domain) with inner loops, fences, `single` and
+  // group-shared arrays (docs/groups.md). No argument at launch.
+  group,
+  // A group-shared array of a group kernel (Param::extents). No argument at launch.
+  shared,
 };
 
 enum class Access : std::uint8_t { read_only, read_write };
@@ -26,6 +36,9 @@ enum class Access : std::uint8_t { read_only, read_write };
 //   field<T> rank R, read     stubjit::View<const T, R> name   (name(i...), name.extent(d))
 //   field<T> rank R, write    stubjit::View<T, R> name
 //   index                     stubjit::Index<N> name   (name[d], N = domain rank)
+//   tile_index, local_index   stubjit::Index<N> name   (positions: tile, and in the tile)
+//   group                     stubjit::Group name      (group.inner(n, f), group.fence(), ...)
+//   shared<T>                 stubjit::View<T, R> name (R = number of extents)
 struct STUBJIT_API Param {
   ParamKind kind = ParamKind::scalar;
   std::string name;
@@ -37,6 +50,10 @@ struct STUBJIT_API Param {
   bool specialized = false;
   // Read-only rank-0 fields only: a mask (see mask<T>).
   bool mask = false;
+  // Shared arrays only: the extents, outermost first (row-major), each a positive
+  // integer literal ("32") or the name of an integer scalar parameter of the kernel,
+  // read at each launch ("nz").
+  std::vector<std::string> extents{};
 };
 
 using Signature = std::vector<Param>;
@@ -47,7 +64,14 @@ using Signature = std::vector<Param>;
 //   projection  a field of rank N + R for a rank-R parameter: the domain index
 //               selects the leading N dimensions (elemental when R = 0)
 //   index       the index token; no argument
+//   index       a parameter that takes no argument: the index, tile_index and
+//               local_index tokens, the group handle, a shared array
 enum class Binding : std::uint8_t { scalar, broadcast, projection, index };
+
+// Whether a launch passes an argument for the parameter (scalars and fields do).
+inline bool takes_argument(const Param& param) noexcept {
+  return param.kind == ParamKind::scalar || param.kind == ParamKind::field;
+}
 
 STUBJIT_API const char* name_of(Binding binding) noexcept;
 
@@ -105,9 +129,30 @@ Param mask(std::string name) {
 }
 
 STUBJIT_API Param index(std::string name);
+// The tokens of a tiled launch: the tile's position in the domain's tiling and the
+// activity's position in its tile, per dimension of the domain (counts from 0).
+STUBJIT_API Param tile_index(std::string name);
+STUBJIT_API Param local_index(std::string name);
+// The group handle: the kernel becomes a group kernel (docs/groups.md).
+STUBJIT_API Param group(std::string name);
+
+// Most extents of a group-shared array.
+inline constexpr std::size_t max_shared_rank = 8;
+
+// A group-shared array of a group kernel: one per group, uninitialised at its start,
+// row-major over `extents` (each a positive integer literal or the name of an integer
+// scalar parameter, read at launch), e.g. shared<float>("tile", {"32", "33"}).
+template <class T>
+Param shared(std::string name, std::vector<std::string> extents) {
+  Param param{ParamKind::shared, std::move(name), element_type_v<T>, 0, Access::read_write};
+  param.rank = static_cast<int>(extents.size());
+  param.extents = std::move(extents);
+  return param;
+}
 
 // "scalar<float> a", "specialized<int32> n", "field<double, 2, read_write> y",
-// "mask<int32> inside", "index i".
+// "mask<int32> inside", "index i", "tile_index t", "local_index l", "group g",
+// "shared<float>[32][nz] tile".
 STUBJIT_API std::string to_string(const Param& param);
 
 }  // namespace stubjit

@@ -44,6 +44,10 @@ struct StubOptions {
   // domain that starts at 0 with unit steps over fields contiguous along its innermost
   // dimension: each logical index is its position, no innermost stride.
   bool dense = false;
+  // A per-element kernel: the stub of a tiled launch with this tile (its tile_index and
+  // local_index tokens need one). A group kernel's stub is a group stub whatever the
+  // mode; GPU dialects need a warp size for both.
+  Tile tile{};
   // The user's code may #include "quoted" names, as in a runtime given
   // RuntimeOptions::include_directories; otherwise only <toolchain headers>.
   bool quoted_includes = false;

@@ -63,7 +63,10 @@ struct LaunchParams {
   // which AMD GPUs compute (gridDim by a division) from the dispatch packet.
   u64 grid[3];
   u32 block[3];
-  u32 reserved;
+  // Group launches: the bytes of group-shared memory each group has (a GPU launches
+  // with them as dynamic shared memory; a CPU stub takes them from its stack). 0
+  // otherwise.
+  u32 shared_bytes;
   // Spread indexing: division by count[d] (index.h), for d = 1 .. rank-1 of a plan
   // that spreads (divisor[0] is never used: position 0 is what is left after the
   // others). Zeros otherwise.

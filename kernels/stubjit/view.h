@@ -58,6 +58,23 @@ STUBJIT_HD View<T, R, I> offset_view(View<T, R, I> view, I offset) {
   return view;
 }
 
+// A group-shared array: `extent` (row-major) at `*at` bytes into the group's memory,
+// which moves past it (rounded up to 16 bytes). The host sizes the memory by the same
+// rule (src/runtime/group_launch.cpp).
+template <class T, int R, class I>
+STUBJIT_HD View<T, R, I> shared_view(u8* memory, u64& at, const I (&extent)[R]) {
+  View<T, R, I> view;
+  view.data = reinterpret_cast<T*>(memory + at);
+  u64 elements = 1;
+  for (int d = R - 1; d >= 0; --d) {
+    view.extent_[d] = extent[d];
+    view.stride_[d] = I(elements);
+    elements *= u64(extent[d]);
+  }
+  at += (elements * sizeof(T) + 15) / 16 * 16;
+  return view;
+}
+
 }  // namespace stubjit
 
 #endif  // STUBJIT_VIEW_H

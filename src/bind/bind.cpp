@@ -236,11 +236,11 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
   const Param* params = signature.data();
   const std::size_t n = signature.size();
   std::size_t expected = 0;
-  for (std::size_t i = 0; i < n; ++i) expected += params[i].kind != ParamKind::index ? 1 : 0;
+  for (std::size_t i = 0; i < n; ++i) expected += takes_argument(params[i]) ? 1 : 0;
   if (count != expected) {
     std::string names;
     for (const Param& p : signature) {
-      if (p.kind == ParamKind::index) continue;
+      if (!takes_argument(p)) continue;
       names += (names.empty() ? "" : ", ") + p.name;
     }
     throw ArgumentError("", "the kernel takes " + std::to_string(expected) + " argument" +
@@ -266,9 +266,9 @@ void bind_arguments(const Signature& signature, const Domain& domain, const Arg*
   std::size_t next = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Param& param = params[i];
-    if (param.kind == ParamKind::index) {
+    if (!takes_argument(param)) {
       out.bindings.set(i, Binding::index);
-      out.uses_index = true;
+      out.uses_index = out.uses_index || param.kind == ParamKind::index;
       continue;
     }
     const Arg& arg = args[next];

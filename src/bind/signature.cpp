@@ -8,6 +8,18 @@ Param index(std::string name) {
   return Param{ParamKind::index, std::move(name), ElementType::i64, 0, Access::read_only};
 }
 
+Param tile_index(std::string name) {
+  return Param{ParamKind::tile_index, std::move(name), ElementType::i64, 0, Access::read_only};
+}
+
+Param local_index(std::string name) {
+  return Param{ParamKind::local_index, std::move(name), ElementType::i64, 0, Access::read_only};
+}
+
+Param group(std::string name) {
+  return Param{ParamKind::group, std::move(name), ElementType::i64, 0, Access::read_only};
+}
+
 std::string to_string(const Param& param) {
   switch (param.kind) {
     case ParamKind::scalar:
@@ -20,6 +32,17 @@ std::string to_string(const Param& param) {
              param.name;
     case ParamKind::index:
       return "index " + param.name;
+    case ParamKind::tile_index:
+      return "tile_index " + param.name;
+    case ParamKind::local_index:
+      return "local_index " + param.name;
+    case ParamKind::group:
+      return "group " + param.name;
+    case ParamKind::shared: {
+      std::string text = std::string("shared<") + name_of(param.type) + ">";
+      for (const std::string& extent : param.extents) text += "[" + extent + "]";
+      return text + " " + param.name;
+    }
   }
   return param.name;
 }

@@ -17,14 +17,6 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t value) noexcept {
 
 }  // namespace
 
-const char* name_of(Pattern pattern) noexcept {
-  switch (pattern) {
-    case Pattern::forall:
-      return "forall";
-  }
-  return "?";
-}
-
 std::string length_prefixed(const std::string& text) {
   return std::to_string(text.size()) + ":" + text;
 }
@@ -62,6 +54,8 @@ std::uint64_t StubVariant::hash() const noexcept {
   h = mix(h, (std::uint64_t(launch_bounds) << 32) | warp_size);
   h = mix(h, (std::uint64_t(group_shape[0]) << 32) | group_shape[1]);
   h = mix(h, group_shape[2]);
+  h = mix(h, tile_rank);
+  for (std::size_t d = 0; d < tile_rank && d < tile.size(); ++d) h = mix(h, tile[d]);
   h = mix(h, bindings.size());
   for (std::uint64_t word : bindings.words()) h = mix(h, word);
   h = mix(h, specialized.count);
@@ -113,6 +107,10 @@ std::string key_text(const StubIdentity& identity) {
   text << " order";
   for (int d = 0; d < v.rank; ++d) text << ' ' << int(v.index_order[std::size_t(d)]);
   if (v.dense) text << " dense";  // only when set: the keys of other stubs stay as they were
+  if (v.tile_rank > 0) {          // likewise
+    text << " tile";
+    for (std::size_t d = 0; d < v.tile_rank && d < v.tile.size(); ++d) text << ' ' << v.tile[d];
+  }
   text << '\n'
        << "backend " << toolchain.backend << '\n'
        << "target " << toolchain.target << '\n'

@@ -22,15 +22,10 @@
 #include "stubjit/kernel.hpp"
 #include "stubjit/plan.hpp"
 #include "support/binding_list.hpp"
+#include "support/pattern.hpp"
 #include "support/scalar_words.hpp"
 
 namespace stubjit::detail {
-
-// What a kernel's body is run for: once per index of the domain (forall). The work
-// group, reduce, scan and sort patterns will be other values.
-enum class Pattern : std::uint8_t { forall };
-
-const char* name_of(Pattern pattern) noexcept;
 
 struct KernelIdentity {
   std::string name;
@@ -106,13 +101,18 @@ struct StubVariant {
   std::array<std::uint8_t, 8> index_order = {0, 1, 2, 3, 4, 5, 6, 7};
   // GPU stubs of a dense launch (bind/dense.hpp): the index is the position.
   bool dense = false;
+  // Tiled stubs: the tile's extents over the domain's last tile_rank dimensions,
+  // compiled in (zeros past tile_rank).
+  std::uint8_t tile_rank = 0;
+  std::array<std::uint32_t, 8> tile{};
 
   bool operator==(const StubVariant& other) const {
     return pattern == other.pattern && mode == other.mode && rank == other.rank &&
            index_bits == other.index_bits && launch_bounds == other.launch_bounds &&
            warp_size == other.warp_size && group_shape == other.group_shape &&
-           bindings == other.bindings && specialized == other.specialized &&
-           index_order == other.index_order && dense == other.dense;
+           tile_rank == other.tile_rank && tile == other.tile && bindings == other.bindings &&
+           specialized == other.specialized && index_order == other.index_order &&
+           dense == other.dense;
   }
   bool operator!=(const StubVariant& other) const { return !(*this == other); }
   std::uint64_t hash() const noexcept;

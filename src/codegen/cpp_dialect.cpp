@@ -16,6 +16,7 @@
 
 #include "bind/view_stride.hpp"
 #include "codegen/dialect.hpp"
+#include "codegen/group_entries.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -46,6 +47,10 @@ class CppDialect final : public DialectEmitter {
   const char* file_extension() const override { return ".cpp"; }
 
   void emit_entry(const StubContext& context) const override {
+    if (context.request().pattern != Pattern::forall) {
+      emit_cpp_group_entry(context);
+      return;
+    }
     emit_run_function(context);
     SourceWriter& out = context.out();
     out.line(0, "extern \"C\" void " + context.entry() +

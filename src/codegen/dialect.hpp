@@ -45,9 +45,18 @@ class StubContext {
     // any, needs stubjit_i0..stubjit_i<N-1>.
     row,
   };
-  // Emits the kernel call of one activity.
+  // Emits the kernel call of one activity. Tiled stubs have stubjit_t<d> and
+  // stubjit_l<d> (the tile's position and the activity's in the tile) in scope, group
+  // stubs stubjit_group and the shared views (emit_shared_locals).
   void emit_visit(int indent, VisitStyle style) const;
   bool uses_index() const;
+  bool has_param(ParamKind kind) const;
+  // The views of the kernel's shared arrays (stubjit_a<..>_view), laid out from
+  // `memory` (a stubjit::u8*) as the host sized it (shared_view in view.h); needs the
+  // argument locals (an extent may be a scalar).
+  void emit_shared_locals(int indent, const std::string& memory) const;
+  // The expression passed for a parameter that takes no argument.
+  std::string no_argument_expression(const Param& param) const;
 
  private:
   const StubRequest& request_;

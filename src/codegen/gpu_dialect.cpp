@@ -8,6 +8,7 @@
 #include <string>
 
 #include "codegen/dialect.hpp"
+#include "codegen/group_entries.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -48,6 +49,10 @@ class GpuDialect final : public DialectEmitter {
     const std::string I = context.index_type();
     const std::uint32_t bound = context.request().max_threads_per_group;
     const std::string bounds = bound ? "__launch_bounds__(STUBJIT_MAX_GROUP_THREADS) " : "";
+    if (context.request().pattern != Pattern::forall) {
+      emit_gpu_group_entry(context, bounds);
+      return;
+    }
     out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
                     "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
     out.line(0, "{");

@@ -66,6 +66,97 @@ constexpr std::array<std::string_view, 99> reserved_words = {"alignas",      "al
 bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
 
+bool is_integer_type(ElementType type) {
+  switch (type) {
+    case ElementType::i8:
+    case ElementType::u8:
+    case ElementType::i16:
+    case ElementType::u16:
+    case ElementType::i32:
+    case ElementType::u32:
+    case ElementType::i64:
+    case ElementType::u64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A shared array's extents: 1 to max_shared_rank, each a positive decimal literal below
+// 2^31 or the name of an integer scalar parameter.
+void check_shared(const KernelSource& source, const Param& param, const std::string& where) {
+  if (param.extents.empty() || param.extents.size() > max_shared_rank) {
+    throw SignatureError(where + " is a shared array with " + std::to_string(param.extents.size()) +
+                         " extents; it needs 1 to " + std::to_string(max_shared_rank));
+  }
+  if (param.rank != static_cast<int>(param.extents.size()))
+    throw SignatureError(where + " is a shared array whose rank is not its number of extents");
+  if (param.access != Access::read_write)
+    throw SignatureError(where + " is a shared array; shared arrays are read-write");
+  for (const std::string& extent : param.extents) {
+    const bool digits =
+        !extent.empty() && extent.size() <= 10 &&
+        std::all_of(extent.begin(), extent.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits) {
+      const unsigned long long value = std::stoull(extent);
+      if (value == 0 || value >= (1ULL << 31)) {
+        throw SignatureError(where + " has extent " + extent +
+                             "; a literal extent is 1 to 2147483647");
+      }
+      continue;
+    }
+    bool found = false;
+    for (const Param& other : source.signature) {
+      if (other.name != extent) continue;
+      if (other.kind != ParamKind::scalar || !is_integer_type(other.type)) {
+        throw SignatureError(where + " has extent '" + extent + "', which is " + to_string(other) +
+                             "; an extent names an integer scalar parameter");
+      }
+      found = true;
+    }
+    if (!found) {
+      throw SignatureError(where + " has extent '" + extent +
+                           "': neither a positive integer nor a scalar parameter of the kernel");
+    }
+  }
+}
+
+// Which parameters go with which pattern: a group kernel (one group parameter) has no
+// tile tokens, masks or filter; shared arrays belong to group kernels.
+void check_pattern(const KernelSource& source) {
+  const Param* group = nullptr;
+  for (const Param& param : source.signature) {
+    if (param.kind != ParamKind::group) continue;
+    if (group) {
+      throw SignatureError("kernel '" + source.name + "' has two group parameters ('" +
+                           group->name + "' and '" + param.name + "'); a group kernel has one");
+    }
+    group = &param;
+  }
+  for (const Param& param : source.signature) {
+    const std::string where = "kernel '" + source.name + "': parameter '" + param.name + "'";
+    if (!group && param.kind == ParamKind::shared) {
+      throw SignatureError(where +
+                           " is a shared array; shared arrays belong to group kernels (add a "
+                           "group parameter)");
+    }
+    if (group && (param.kind == ParamKind::tile_index || param.kind == ParamKind::local_index)) {
+      throw SignatureError(where + " is a " + to_string(param) +
+                           " token; a group kernel's groups are its domain's indices (tile "
+                           "tokens are for tiled launches of per-element kernels)");
+    }
+    if (group && param.mask) {
+      throw SignatureError(where +
+                           " is a mask; masks filter the indices of per-element kernels, not "
+                           "the groups of a group kernel");
+    }
+  }
+  if (group && !source.filter.empty()) {
+    throw SignatureError("kernel '" + source.name +
+                         "' has a filter; filters are for per-element kernels, not group kernels");
+  }
+}
+
 }  // namespace
 
 std::string identifier_problem(std::string_view name) {
@@ -142,10 +233,25 @@ void validate_kernel_source(const KernelSource& source) {
         break;
       case ParamKind::scalar:
       case ParamKind::index:
+      case ParamKind::tile_index:
+      case ParamKind::local_index:
+      case ParamKind::group:
         if (param.rank != 0) throw SignatureError(where + " is not a field and must have rank 0");
         break;
+      case ParamKind::shared:
+        check_shared(source, param, where);
+        break;
     }
+    if (param.kind != ParamKind::shared && !param.extents.empty())
+      throw SignatureError(where + " has extents; only shared arrays have them");
   }
+  check_pattern(source);
+}
+
+bool is_group_kernel(const KernelSource& source) {
+  for (const Param& param : source.signature)
+    if (param.kind == ParamKind::group) return true;
+  return false;
 }
 
 }  // namespace stubjit::detail

@@ -16,4 +16,7 @@ std::string identifier_problem(std::string_view name);
 // an unsupported rank.
 void validate_kernel_source(const KernelSource& source);
 
+// Whether the kernel has a group parameter (its body runs once per group).
+bool is_group_kernel(const KernelSource& source);
+
 }  // namespace stubjit::detail

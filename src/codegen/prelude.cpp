@@ -46,7 +46,10 @@ const std::vector<OptionalPreludeHeader>& optional_prelude_headers() {
       {"index.h",
        {"div_ceil", "loop_len", "logical_index", "wrapping_product", "raise", "flatten",
         "spread_linear", "mul_high", "fast_divide", "fast_divmod", "Index", "STUBJIT_INDEX_H"}},
-      {"view.h", {"View", "trailing_view", "offset_view", "STUBJIT_VIEW_H"}},
+      {"view.h", {"View", "trailing_view", "offset_view", "shared_view", "STUBJIT_VIEW_H"}},
+      {"group.h",
+       {"Group", "group_counter", "STUBJIT_GROUP_BARRIER", "STUBJIT_WARP_BARRIER",
+        "STUBJIT_GROUP_MEMORY", "STUBJIT_GROUP_H"}},
       {"atomic.h",
        {"atomic_add", "atomic_add_float", "atomic_value", "STUBJIT_DOUBLE_ATOMIC_ADD_BY_CAS",
         "STUBJIT_ATOMIC_H"}},
@@ -71,6 +74,11 @@ std::vector<PreludeHeader> prelude_for(const StubRequest& request, std::string_v
   std::vector<PreludeHeader> chosen;
   for (const PreludeHeader& header : prelude_headers()) {
     bool include = true;
+    // The Group exists in group stubs alone (a forall kernel has no handle to use it).
+    if (header.name == "group.h") {
+      if (request.pattern == Pattern::group) chosen.push_back(header);
+      continue;
+    }
     for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
       if (optional.name == header.name) {
         // The stub's own code is the generator's: it names what it uses, in full.

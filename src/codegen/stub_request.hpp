@@ -9,6 +9,7 @@
 
 #include "stubjit/kernel.hpp"
 #include "stubjit/plan.hpp"
+#include "support/pattern.hpp"
 
 namespace stubjit::detail {
 
@@ -16,6 +17,13 @@ struct StubRequest {
   // The emitter family (dialect.hpp): "cpp", "cuda" or "hip". A toolchain's traits
   // name it; nothing in the writer compares backend names.
   std::string emitter = "cpp";
+  // forall: once per index; tiled: once per index, a group per tile; group: once per
+  // group (docs/groups.md). Group and tiled stubs number their groups like a spread
+  // plan's positions (make_group_plan) whatever `mode` says.
+  Pattern pattern = Pattern::forall;
+  // Tiled stubs: the tile's extents over the last tile_rank dimensions.
+  std::uint8_t tile_rank = 0;
+  std::array<std::uint32_t, 8> tile{};
   Mode mode = Mode::direct;
   int rank = 1;
   int index_bits = 64;  // 32 or 64
@@ -66,6 +74,9 @@ GeneratedStub generate_stub(const StubRequest& request);
 
 // "stubjit_<kernel>_<mode>_r<rank>".
 std::string entry_name(const std::string& kernel, Mode mode, int rank);
+// The entry of a request's stub: entry_name(kernel, mode, rank) for a forall stub,
+// "stubjit_<kernel>_<pattern>_r<rank>" for a tiled or group one.
+std::string entry_name(const StubRequest& request);
 
 // The stub generator's version and a hash of the prelude (every header): what a cached
 // binary depends on besides its request, so that a binary from another generator is

@@ -26,7 +26,12 @@ void check_binding(const Param& param, Binding binding, int domain_rank) {
       if (binding != Binding::scalar) throw Error(where + " is a scalar: its binding is scalar");
       return;
     case ParamKind::index:
-      if (binding != Binding::index) throw Error(where + " is an index: its binding is index");
+    case ParamKind::tile_index:
+    case ParamKind::local_index:
+    case ParamKind::group:
+    case ParamKind::shared:
+      if (binding != Binding::index)
+        throw Error(where + " takes no argument (" + to_string(param) + "): its binding is index");
       return;
     case ParamKind::field:
       if (binding != Binding::projection && binding != Binding::broadcast) {
@@ -89,6 +94,36 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
   if (options.dense && !dialect.takes_group_constants()) {
     throw Error(std::string("the dense variant is for the GPU dialects, not ") + dialect.name());
   }
+  const bool group = detail::is_group_kernel(kernel);
+  if (options.tile.rank > 0 || group) {
+    if (options.rows != 0 || options.dense || options.view_stride != 1) {
+      throw Error("rows, view strides and the dense variant are for per-element stubs, not " +
+                  std::string(group ? "group" : "tiled") + " ones");
+    }
+    if (dialect.takes_group_constants() && options.warp_size == 0) {
+      throw Error(std::string("a ") + (group ? "group" : "tiled") + " stub of the " +
+                  dialect.name() + " dialect needs a warp size");
+    }
+  }
+  if (options.tile.rank > 0) {
+    if (group) throw Error("kernel '" + kernel.name + "' is a group kernel: it takes no tile");
+    if (options.tile.rank > options.rank) {
+      throw Error("a tile of rank " + std::to_string(options.tile.rank) +
+                  " over a domain of rank " + std::to_string(options.rank) +
+                  "; a tile's rank is at most the domain's");
+    }
+    for (int d = 0; d < options.tile.rank; ++d) {
+      if (options.tile.extents[static_cast<std::size_t>(d)] == 0)
+        throw Error("tile extent " + std::to_string(d) + " is 0");
+    }
+  } else {
+    for (const Param& param : kernel.signature) {
+      if (param.kind == ParamKind::tile_index || param.kind == ParamKind::local_index) {
+        throw Error("parameter '" + param.name + "' is a " + to_string(param) +
+                    " token: its stub needs a tile (StubOptions::tile)");
+      }
+    }
+  }
   if (options.bindings.size() != kernel.signature.size()) {
     throw Error("kernel '" + kernel.name + "' has " + std::to_string(kernel.signature.size()) +
                 " parameters but " + std::to_string(options.bindings.size()) +
@@ -126,6 +161,13 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
   request.inner_count = options.rows;
   request.view_stride = options.view_stride;
   request.dense = options.dense;
+  if (detail::is_group_kernel(kernel)) {
+    request.pattern = detail::Pattern::group;
+  } else if (options.tile.rank > 0) {
+    request.pattern = detail::Pattern::tiled;
+    request.tile_rank = options.tile.rank;
+    request.tile = options.tile.extents;
+  }
   detail::GeneratedStub stub = detail::generate_stub(request);
   return {std::move(stub.source), std::move(stub.entry), std::move(stub.file_name),
           stub.stub_offset};

@@ -98,10 +98,15 @@ std::string entry_name(const std::string& kernel, Mode mode, int rank) {
   return "stubjit_" + kernel + "_" + name_of(mode) + "_r" + std::to_string(rank);
 }
 
+std::string entry_name(const StubRequest& request) {
+  if (request.pattern == Pattern::forall)
+    return entry_name(request.kernel->name, request.mode, request.rank);
+  return "stubjit_" + request.kernel->name + "_" + name_of(request.pattern) + "_r" +
+         std::to_string(request.rank);
+}
+
 StubContext::StubContext(const StubRequest& request, SourceWriter& out)
-    : request_(request),
-      out_(out),
-      entry_(entry_name(request.kernel->name, request.mode, request.rank)) {}
+    : request_(request), out_(out), entry_(entry_name(request)) {}
 
 const char* StubContext::index_type() const {
   return request_.index_bits == 32 ? "stubjit::i32" : "stubjit::i64";
@@ -184,20 +189,72 @@ void StubContext::emit_logical_index(int indent, int d) const {
                         ">(stubjit_first" + n + ", stubjit_step" + n + ", stubjit_p" + n + ");");
 }
 
+bool StubContext::has_param(ParamKind kind) const {
+  for (const Param& p : request_.kernel->signature)
+    if (p.kind == kind) return true;
+  return false;
+}
+
+// What the kernel gets for a parameter that takes no argument.
+std::string StubContext::no_argument_expression(const Param& param) const {
+  switch (param.kind) {
+    case ParamKind::tile_index:
+      return "stubjit_tile_index";
+    case ParamKind::local_index:
+      return "stubjit_local_index";
+    case ParamKind::group:
+      return "stubjit_group";
+    case ParamKind::shared:
+      return argument_local(param) + "_view";
+    default:
+      return "stubjit_index";
+  }
+}
+
+void StubContext::emit_shared_locals(int indent, const std::string& memory) const {
+  const std::string I = index_type();
+  const Signature& signature = request_.kernel->signature;
+  bool any = false;
+  for (const Param& p : signature) any = any || p.kind == ParamKind::shared;
+  if (!any) return;
+  out_.line(indent, "stubjit::u64 stubjit_shared_at = 0;");
+  for (const Param& p : signature) {
+    if (p.kind != ParamKind::shared) continue;
+    const std::string local = argument_local(p);
+    // Each extent a literal or an integer scalar parameter (validated with the kernel).
+    std::string extents;
+    for (const std::string& extent : p.extents) {
+      std::string value = extent;
+      for (const Param& q : signature)
+        if (q.kind == ParamKind::scalar && q.name == extent) value = argument_local(q);
+      extents += (extents.empty() ? "" : ", ") + I + "(" + value + ")";
+    }
+    const std::string R = std::to_string(p.extents.size());
+    const std::string T = c_type(p.type);
+    out_.line(indent, "const " + I + " " + local + "_extent[" + R + "] = {" + extents + "};");
+    out_.line(indent, "const stubjit::View<" + T + ", " + R + ", " + I + "> " + local +
+                          "_view = stubjit::shared_view<" + T + ", " + R + ", " + I + ">(" +
+                          memory + ", stubjit_shared_at, " + local + "_extent);");
+  }
+}
+
 void StubContext::emit_visit(int indent, VisitStyle style) const {
   const std::string I = index_type();
   const KernelSource& kernel = *request_.kernel;
-  if (uses_index()) {
-    // The token's dimension d is the stub's dimension index_order[d] (a launch may run
-    // the domain's dimensions in another order, fusion.hpp).
+  // The token's dimension d is the stub's dimension index_order[d] (a launch may run
+  // the domain's dimensions in another order, fusion.hpp).
+  const auto token = [&](const char* name, const char* local) {
     std::string values;
     for (int d = 0; d < rank(); ++d) {
-      values += (d ? ", stubjit_i" : "stubjit_i") +
+      values += std::string(d ? ", " : "") + local +
                 std::to_string(request_.index_order[static_cast<std::size_t>(d)]);
     }
-    out_.line(indent, "const stubjit::Index<" + std::to_string(rank()) + ", " + I +
-                          "> stubjit_index = {{" + values + "}};");
-  }
+    out_.line(indent, "const stubjit::Index<" + std::to_string(rank()) + ", " + I + "> " + name +
+                          " = {{" + values + "}};");
+  };
+  if (uses_index()) token("stubjit_index", "stubjit_i");
+  if (has_param(ParamKind::tile_index)) token("stubjit_tile_index", "stubjit_t");
+  if (has_param(ParamKind::local_index)) token("stubjit_local_index", "stubjit_l");
   std::string call = "stubjit_user::" + kernel.name + "(";
   // The filters a point must pass (a non-rectangular domain): the kernel's predicate,
   // then each mask's element.
@@ -210,7 +267,7 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
     const std::size_t argument_at = call.size();
     switch (request_.bindings[i]) {
       case Binding::index:
-        call += "stubjit_index";
+        call += no_argument_expression(p);
         break;
       case Binding::scalar:
         call += local;
@@ -256,7 +313,14 @@ std::string kernel_param_decl(const Param& p, const StubContext& context) {
     case ParamKind::scalar:
       return std::string(c_type(p.type)) + " " + p.name;
     case ParamKind::index:
+    case ParamKind::tile_index:
+    case ParamKind::local_index:
       return "stubjit::Index<" + std::to_string(context.rank()) + ", " + I + "> " + p.name;
+    case ParamKind::group:
+      return "const stubjit::Group& " + p.name;
+    case ParamKind::shared:
+      return "stubjit::View<" + std::string(c_type(p.type)) + ", " +
+             std::to_string(p.extents.size()) + ", " + I + "> " + p.name;
     case ParamKind::field:
       if (p.rank == 0) {
         return std::string(c_type(p.type)) + (p.access == Access::read_write ? "& " : " ") + p.name;
@@ -387,6 +451,15 @@ void emit_args_struct(const StubContext& context) {
   out.raw("\n");
 }
 
+// " tile 8x32" for a tiled stub.
+std::string describe_tile(const StubRequest& request) {
+  if (request.tile_rank == 0) return "";
+  std::string text = " tile ";
+  for (std::size_t d = 0; d < request.tile_rank && d < request.tile.size(); ++d)
+    text += (d ? "x" : "") + std::to_string(request.tile[d]);
+  return text;
+}
+
 std::string describe_bindings(const StubRequest& request) {
   std::string text;
   const Signature& signature = request.kernel->signature;
@@ -410,7 +483,7 @@ GeneratedStub generate_stub(const StubRequest& request) {
     throw Error(std::string("the ") + dialect.name() + " dialect generates 64-bit indices only");
   }
   GeneratedStub stub;
-  stub.entry = entry_name(request.kernel->name, request.mode, request.rank);
+  stub.entry = entry_name(request);
   stub.file_name = stub.entry + dialect.file_extension();
 
   // The stub's own code first, after the three lines of its header comment (whose
@@ -438,8 +511,11 @@ GeneratedStub generate_stub(const StubRequest& request) {
   out.restart_numbering(stub.file_name);
   out.line(0,
            "// stubjit stub for kernel '" + request.kernel->name + "': dialect " + dialect.name() +
-               ", mode " + name_of(request.mode) + ", rank " + std::to_string(request.rank) +
-               ", index i" + std::to_string(request.index_bits) +
+               (request.pattern == Pattern::forall
+                    ? ", mode " + std::string(name_of(request.mode))
+                    : ", " + std::string(name_of(request.pattern)) + describe_tile(request)) +
+               ", rank " + std::to_string(request.rank) + ", index i" +
+               std::to_string(request.index_bits) +
                (request.inner_count > 0 ? ", rows of " + std::to_string(request.inner_count)
                                         : std::string()) +
                (request.view_stride != 1 ? ", views' stride " + std::to_string(request.view_stride)

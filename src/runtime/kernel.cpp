@@ -16,6 +16,7 @@
 #include "bind/fusion.hpp"
 #include "bind/view_stride.hpp"
 #include "codegen/identifier.hpp"
+#include "runtime/group_launch.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_memo.hpp"
 #include "runtime/launch_params.hpp"
@@ -274,6 +275,12 @@ KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
       background([this](const StubIdentity& stub) { return compile_in_background(*this, stub); }) {
   validate_kernel_source(source);
   identity = std::make_shared<const KernelIdentity>(identify(source));
+  group_kernel = is_group_kernel(source);
+  for (const Param& param : source.signature) {
+    if (!tile_token &&
+        (param.kind == ParamKind::tile_index || param.kind == ParamKind::local_index))
+      tile_token = &param;
+  }
   dense_variant = runtime->toolchain->traits().dense_variant;
   index32 = runtime->toolchain->traits().index32;
   if (runtime->options.specialize_short_rows)
@@ -313,12 +320,14 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   if (options.stream && options.stream->owner() != &runtime) {
     throw Error("the stream passed to launch belongs to another runtime");
   }
+  detail::StreamState* stream =
+      options.stream ? options.stream->state() : runtime.default_stream.get();
+  if (detail::is_group_launch(kernel, options))
+    return detail::launch_group(kernel, domain, args, count, options, stream);
   detail::BoundArgs bound;
   detail::bind(kernel, domain, args, count, bound);
   detail::RunDomains made;
   const Domain& run = detail::run_domain(kernel, domain, options.mode, bound, made);
-  detail::StreamState* stream =
-      options.stream ? options.stream->state() : runtime.default_stream.get();
 
   // A launch like one this thread made before: its plan and stub, without the planner.
   detail::LaunchMemo& memo = detail::launch_memo(kernel.id);
@@ -370,6 +379,20 @@ Plan Kernel::plan(const Domain& domain, std::optional<Mode> forced) const {
 std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& args,
                                 std::optional<Mode> forced) const {
   if (!state_) throw Error("null kernel");
+  return stub_source(domain, args, LaunchOptions{forced});
+}
+
+std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& args,
+                                const LaunchOptions& options) const {
+  if (!state_) throw Error("null kernel");
+  if (detail::is_group_launch(*state_, options)) {
+    detail::GroupLaunch planned;
+    detail::plan_group_launch(*state_, domain, args.data(), args.size(), options, planned);
+    return detail::generate_stub(
+               detail::stub_request(*state_->runtime, state_->source, planned.variant))
+        .source;
+  }
+  const std::optional<Mode> forced = options.mode;
   detail::BoundArgs bound;
   detail::bind(*state_, domain, args.data(), args.size(), bound);
   detail::RunDomains made;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cache/disk_key.hpp"
+#include "runtime/group_launch.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_steps.hpp"
 #include "runtime/stub_builder.hpp"
@@ -31,8 +32,14 @@ struct Prepared {
 };
 
 Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const Arg* args,
-                      std::size_t count, std::optional<Mode> mode) {
+                      std::size_t count, const LaunchOptions& options) {
   detail::RuntimeState& runtime = *kernel.runtime;
+  if (detail::is_group_launch(kernel, options)) {
+    Prepared out;
+    out.summary = detail::prepare_group(kernel, domain, args, count, options, out.identity);
+    return out;
+  }
+  const std::optional<Mode> mode = options.mode;
   detail::BoundArgs bound;
   detail::bind(kernel, domain, args, count, bound);
   detail::RunDomains made;
@@ -90,13 +97,20 @@ LaunchSummary Kernel::prepare_args(const Domain& domain, const Arg* args, std::s
                                    const LaunchOptions& options) {
   if (!state_) throw Error("prepare of a null kernel");
   check_stream(*state_->runtime, options);
-  return prepare_stub(*state_, domain, args, count, options.mode).summary;
+  return prepare_stub(*state_, domain, args, count, options).summary;
 }
 
 StubBinary Kernel::binary(const Domain& domain, const std::vector<Arg>& args,
                           std::optional<Mode> forced) {
   if (!state_) throw Error("binary of a null kernel");
-  const Prepared prepared = prepare_stub(*state_, domain, args.data(), args.size(), forced);
+  return binary(domain, args, LaunchOptions{forced});
+}
+
+StubBinary Kernel::binary(const Domain& domain, const std::vector<Arg>& args,
+                          const LaunchOptions& options) {
+  if (!state_) throw Error("binary of a null kernel");
+  check_stream(*state_->runtime, options);
+  const Prepared prepared = prepare_stub(*state_, domain, args.data(), args.size(), options);
   if (!prepared.identity) refuse_empty(domain);
   StubBinary out;
   detail::Binary binary =

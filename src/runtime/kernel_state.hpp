@@ -35,6 +35,10 @@ class KernelState {
   // The longest innermost extent compiled into a stub (TargetTraits::short_row_limit),
   // 0 where the target or RuntimeOptions::specialize_short_rows says none.
   std::int64_t short_row_limit = 0;
+  // A group kernel (a group parameter): every launch is a group launch (group_launch.hpp).
+  bool group_kernel = false;
+  // The first tile_index or local_index parameter, if any: launches need a tile.
+  const Param* tile_token = nullptr;
   KernelStubs stubs;
   // Specialize::background. Last: destroyed first, so that the compile under way
   // finishes while everything it uses is still here.

@@ -15,7 +15,7 @@ void fill_domain(LaunchParams& lp, const Domain& domain) {
     lp.step[d] = used ? dims[static_cast<std::size_t>(d)].step : 0;
     lp.divisor[d] = FastDivisor{0, 0, 0, 0, 0};
   }
-  lp.reserved = 0;
+  lp.shared_bytes = 0;
 }
 
 // The divisors depend on the domain alone, but only a stub that spreads divides, and

@@ -74,6 +74,9 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
                          const StubVariant& variant) {
   StubRequest request;
   request.emitter = runtime.toolchain->traits().emitter;
+  request.pattern = variant.pattern;
+  request.tile_rank = variant.tile_rank;
+  request.tile = variant.tile;
   request.mode = variant.mode;
   request.rank = variant.rank;
   request.index_bits = variant.index_bits;

@@ -48,6 +48,10 @@ inline bool is_valid(ParamKind value) noexcept {
     case ParamKind::scalar:
     case ParamKind::field:
     case ParamKind::index:
+    case ParamKind::tile_index:
+    case ParamKind::local_index:
+    case ParamKind::group:
+    case ParamKind::shared:
       return true;
   }
   return false;

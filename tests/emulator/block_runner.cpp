@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -103,6 +105,11 @@ Context context_for(const BlockLaunch& launch, unsigned linear, unsigned threads
 
 void run_block(const BlockLaunch& launch) {
   const unsigned threads = launch.block_dim.x * launch.block_dim.y * launch.block_dim.z;
+  // The block's group-shared memory, filled with a pattern: a stub must not read what
+  // it did not write.
+  std::vector<std::max_align_t> group_memory(
+      (launch.lp->shared_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
+  std::memset(group_memory.data(), 0xA5, group_memory.size() * sizeof(std::max_align_t));
   if (!launch.cooperative) {
     // In a scrambled order (a stride prime to the count), not thread 0 first: a stub
     // must not depend on the order its threads happen to run in.
@@ -115,6 +122,7 @@ void run_block(const BlockLaunch& launch) {
     }
     for (unsigned n = 0; n < threads; ++n) {
       Context context = context_for(launch, n * stride % threads, threads);
+      context.group_memory = group_memory.data();
       context.sync_block = refuse_sync_block;
       context.sync_warp = refuse_sync_warp;
       context.exchange = refuse_exchange;
@@ -128,6 +136,7 @@ void run_block(const BlockLaunch& launch) {
   for (unsigned linear = 0; linear < threads; ++linear) {
     contexts.push_back(context_for(launch, linear, threads));
     contexts.back().block_state = &state;
+    contexts.back().group_memory = group_memory.data();
     contexts.back().sync_block = sync_block;
     contexts.back().sync_warp = sync_warp;
     contexts.back().exchange = exchange;

@@ -11,6 +11,7 @@
 //     thread when a stub uses them, emulator_device.cpp);
 //   - __shared__: a static variable. The device runs one block at a time, so a static
 //     is per-block storage, uninitialised from one block to the next as on a GPU;
+//     group stubs' dynamic shared memory: a buffer the device gives each block;
 //   - float16 conversions: the prelude's integer arithmetic (STUBJIT_SOFTWARE_HALF);
 //   - sqrtf, sqrt: the host's, as __builtin_sqrtf and __builtin_sqrt;
 //   - shuffles and ballots over the warp (32 or 64 lanes, STUBJIT_WARP_SIZE): the
@@ -143,6 +144,14 @@ inline T atomic_add_by_cas(T* address, T value) {
 inline void __syncthreads() {
   ::stubjit_emulator::current->sync_block(::stubjit_emulator::current->block_state);
 }
+
+// Group stubs (kernels/stubjit/group.h): the warp's barrier in either dialect, and the
+// block's group-shared memory, which the device allocates per block.
+#define STUBJIT_WARP_BARRIER(lanes)                                                \
+  ::stubjit_emulator::current->sync_warp(::stubjit_emulator::current->block_state, \
+                                         ::stubjit_emulator::current->linear)
+#define STUBJIT_GROUP_MEMORY(name) \
+  ::stubjit::u8* const name = static_cast<::stubjit::u8*>(::stubjit_emulator::current->group_memory)
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 

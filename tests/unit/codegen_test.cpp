@@ -360,8 +360,8 @@ KernelSource with_body(std::string body, std::string helpers = "") {
 
 TEST(Prelude, HeadersAreEmbeddedInDependencyOrder) {
   EXPECT_EQ(header_names(prelude_headers()),
-            (std::vector<std::string>{"config.h", "index.h", "view.h", "launch.h", "atomic.h",
-                                      "half.h", "complex.h"}));
+            (std::vector<std::string>{"config.h", "index.h", "view.h", "launch.h", "group.h",
+                                      "atomic.h", "half.h", "complex.h"}));
   for (const PreludeHeader& header : prelude_headers()) {
     EXPECT_EQ(header.text.rfind("// ---- stubjit/" + std::string(header.name) + " ----\n", 0), 0u);
     // Includes of one another are dropped: the order stands for them.
@@ -480,7 +480,7 @@ TEST(Prelude, OptionalPreludeHeadersListEveryNameTheyDeclare) {
   const std::regex declaration(
       R"(^#define ([A-Za-z_]\w*)|^(?:struct|class) ([A-Za-z_]\w*)|)"
       R"(^(?:STUBJIT_HD|__device__ __forceinline__|inline)\s+[\w:<>, &*]+?\s+([A-Za-z_]\w*)\()");
-  ASSERT_EQ(optional_prelude_headers().size(), 5u);
+  ASSERT_EQ(optional_prelude_headers().size(), 6u);
   for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
     const auto header =
         std::find_if(prelude_headers().begin(), prelude_headers().end(),

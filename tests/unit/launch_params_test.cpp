@@ -39,7 +39,7 @@ TEST(LaunchParams, DomainFillsEveryDimensionAndZeroesTheRest) {
     EXPECT_EQ(lp.step[d], 0);
   }
   for (int d = 0; d < max_domain_rank; ++d) EXPECT_TRUE(all_zero(lp.divisor[d])) << d;
-  EXPECT_EQ(lp.reserved, 0u);
+  EXPECT_EQ(lp.shared_bytes, 0u);
 }
 
 TEST(LaunchParams, DirectPlansCarryNoDivisors) {

@@ -23,6 +23,10 @@ inline DeviceLimits cpu_limits() {
   limits.warp_size = 1;
   limits.preferred_block.spread = {4096, 1, 1};
   limits.preferred_block.direct = {{{4096, 1, 1}, {4096, 1, 1}, {4096, 1, 1}}};
+  // A group's shared arrays live on the stack of the host thread running it (alloca'd
+  // once per run of groups): well inside the default 8 MiB stacks of the threads that
+  // run groups, and more than any GPU gives a block.
+  limits.max_shared_bytes = 256 * 1024;
   return limits;
 }
 

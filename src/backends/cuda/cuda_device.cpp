@@ -78,6 +78,10 @@ DeviceLimits cuda_limits(const CudaDeviceInfo& device) {
   limits.max_threads_per_dim = 0;  // CUDA counts grids in blocks, not threads
   limits.warp_size = device.warp_size;
   limits.preferred_block = cuda_block_shapes();
+  // Without opting in per function (cuFuncSetAttribute), dynamic shared memory is
+  // limited to what the device gives every block.
+  if (device.shared_memory_per_block != 0)
+    limits.max_shared_bytes = static_cast<std::uint32_t>(device.shared_memory_per_block);
   return limits;
 }
 

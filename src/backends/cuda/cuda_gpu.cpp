@@ -51,7 +51,7 @@ class CudaDevice final : public Device {
     const CudaDriver& driver = context_->driver();
     const cuda::CUresult r = driver.launch_kernel(
         module.function(), static_cast<unsigned>(lp.grid[0]), static_cast<unsigned>(lp.grid[1]),
-        static_cast<unsigned>(lp.grid[2]), lp.block[0], lp.block[1], lp.block[2], 0,
+        static_cast<unsigned>(lp.grid[2]), lp.block[0], lp.block[1], lp.block[2], lp.shared_bytes,
         stream_handle(stream), params, nullptr);
     if (r != cuda::CUDA_SUCCESS) {
       throw BackendError("launching " + module.entry() + " (grid " + std::to_string(lp.grid[0]) +

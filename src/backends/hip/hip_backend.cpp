@@ -82,7 +82,7 @@ class HipDevice final : public Device {
     void* kernel_params[] = {const_cast<void*>(args), &params};
     check(api,
           api.ModuleLaunchKernel(static_cast<const HipModule&>(module).function(), grid[0], grid[1],
-                                 grid[2], lp.block[0], lp.block[1], lp.block[2], 0,
+                                 grid[2], lp.block[0], lp.block[1], lp.block[2], lp.shared_bytes,
                                  stream_of(stream), kernel_params, nullptr),
           "hipModuleLaunchKernel");
   }

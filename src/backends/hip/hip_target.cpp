@@ -47,6 +47,8 @@ DeviceLimits hip_device_limits(const HipDeviceShape& shape) {
   limits.max_threads_per_block = shape.max_threads_per_block;
   limits.max_threads_per_dim = std::uint64_t(1) << 32;
   limits.warp_size = shape.wavefront_size;
+  // The LDS a workgroup may have on every GCN, CDNA and RDNA target.
+  limits.max_shared_bytes = 64 * 1024;
   // A row of the innermost dimension per wavefront, so that each wavefront reads
   // whole contiguous runs.
   const std::uint32_t wave = std::clamp<std::uint32_t>(shape.wavefront_size, 1, 128);

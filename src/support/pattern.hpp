@@ -1,0 +1,26 @@
+// What a kernel's body is run for, one value per pattern (DESIGN.md's data flow).
+#pragma once
+
+#include <cstdint>
+
+namespace stubjit::detail {
+
+// forall: once per index of the domain. tiled: once per index, tile by tile (a launch
+// with LaunchOptions::tile; a group of threads per tile). group: once per group, one
+// group per index of the domain (a kernel with a group parameter). The reduce, scan
+// and sort patterns will be other values.
+enum class Pattern : std::uint8_t { forall, tiled, group };
+
+inline const char* name_of(Pattern pattern) noexcept {
+  switch (pattern) {
+    case Pattern::forall:
+      return "forall";
+    case Pattern::tiled:
+      return "tiled";
+    case Pattern::group:
+      return "group";
+  }
+  return "?";
+}
+
+}  // namespace stubjit::detail
