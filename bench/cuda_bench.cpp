@@ -20,6 +20,10 @@
 //     of the same CUBIN with pre-packed parameters (target: <= 0.3 us more).
 //   Saxpy (GPU): 2^28 floats in each mode against a hand-written CUDA kernel compiled
 //     with NVRTC in the same run (target >= 0.97), and against device copy bandwidth.
+//   TiledTranspose (GPU): a 2^14 x 2^14 float transpose as a group kernel through a
+//     32x33 shared tile (one group per 32x32 tile), in groups of 256 and 1024 threads,
+//     against device copy bandwidth (BM_DeviceCopy moves the same bytes; target >= 0.8,
+//     issue #11).
 //
 // GPU benchmarks report an error and run nothing without a CUDA device.
 #include <benchmark/benchmark.h>
@@ -30,6 +34,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "backends/cuda/cuda_context.hpp"
 #include "backends/cuda/cuda_driver.hpp"
@@ -469,6 +474,59 @@ void BM_Saxpy_HandWrittenCuda(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * saxpy_bytes));
 }
 BENCHMARK(BM_Saxpy_HandWrittenCuda)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// A transpose through group-shared memory: reads and writes whole 32-float rows of a
+// tile, so both sides are coalesced; the tile is padded to 33 columns against bank
+// conflicts. The argument is the group size.
+void BM_TiledTranspose_Stubjit(benchmark::State& state) {
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  Kernel transpose = gpu.runtime->kernel(KernelSource{
+      "tiled_transpose",
+      {group("g"), index("tile"), scalar<std::int64_t>("rows"), scalar<std::int64_t>("cols"),
+       in<float>("in", 2), inout<float>("out", 2), shared<float>("t", {"32", "33"})},
+      R"(
+const stubjit::i64 r0 = stubjit::i64(tile[0]) * 32, c0 = stubjit::i64(tile[1]) * 32;
+g.inner(32, 32, [&](int r, int c) {
+  if (r0 + r < rows && c0 + c < cols) t(r, c) = in(r0 + r, c0 + c);
+});
+g.fence();
+g.inner(32, 32, [&](int c, int r) {
+  if (r0 + r < rows && c0 + c < cols) out(c0 + c, r0 + r) = t(r, c);
+});
+)"});
+  const std::int64_t side = saxpy_side;
+  Field in = gpu.runtime->allocate<float>({side, side});
+  Field out = gpu.runtime->allocate<float>({side, side});
+  const auto n = static_cast<std::size_t>(side * side);
+  std::vector<float> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<float>(i % 1000003);
+  in.copy_from(host);
+  const Domain tiles{side / 32, side / 32};
+  LaunchOptions options;
+  options.group_size = static_cast<std::uint32_t>(state.range(0));
+  const LaunchSummary summary = transpose.launch(options, tiles, side, side, in, out);
+  gpu.runtime->synchronize();
+  // Checked once: a fast wrong transpose is no figure.
+  const std::vector<float> got = out.to_vector<float>();
+  for (const std::int64_t r : {std::int64_t{0}, std::int64_t{1}, side / 3, side - 1})
+    for (const std::int64_t c : {std::int64_t{0}, std::int64_t{7}, side / 5, side - 1})
+      if (got[static_cast<std::size_t>(c * side + r)] !=
+          host[static_cast<std::size_t>(r * side + c)])
+        return state.SkipWithError("the transpose is wrong");
+  for (auto _ : state) {
+    state.SetIterationTime(
+        device_seconds(gpu, [&] { transpose.launch(options, tiles, side, side, in, out); }));
+  }
+  state.SetLabel("group of " + std::to_string(summary.group_size));
+  state.SetBytesProcessed(
+      static_cast<std::int64_t>(state.iterations() * 2.0 * sizeof(float) * double(n)));
+}
+BENCHMARK(BM_TiledTranspose_Stubjit)
+    ->Arg(256)
+    ->Arg(1024)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 // Device-to-device copy of one 2^28-float array: the bandwidth reference.
 void BM_DeviceCopy(benchmark::State& state) {

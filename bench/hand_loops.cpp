@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <vector>
+
 void hand_saxpy_2d(std::int64_t rows, std::int64_t cols, float a, const float* x, float* y) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -141,4 +143,32 @@ void hand_stencil(const HandNest& nest, int neighbours, const std::int64_t* neig
       for (i64 k = 0; k < count; ++k) outr[k * s] = at(k * s);
     }
   });
+}
+
+void hand_yakl_columns(i64 ny, i64 nx, i64 nz, double rdz, const double* state,
+                       const double* density, const double* theta, double* w, double* momentum,
+                       double* tend) {
+  const i64 levels = nz + 2;
+#pragma omp parallel
+  {
+    std::vector<double> scratch(static_cast<std::size_t>(nz + 1));
+    double* __restrict flux = scratch.data();
+#pragma omp for collapse(2) schedule(static)
+    for (i64 j = 0; j < ny; ++j)
+      for (i64 i = 0; i < nx; ++i) {
+        const i64 column = j * nx + i;
+        const double* __restrict s = state + column * nz;
+        const double* __restrict rho = density + column * levels;
+        const double* __restrict th = theta + column * levels;
+        double* __restrict wc = w + column * levels;
+        double* __restrict mc = momentum + column * levels;
+        double* __restrict tc = tend + column * nz;
+        for (i64 k = 0; k < nz; ++k) wc[1 + k] = s[k];
+        wc[0] = 0;
+        wc[nz + 1] = 0;
+        for (i64 k = 0; k < levels; ++k) mc[k] = wc[k] * rho[k];
+        for (i64 k = 0; k < nz + 1; ++k) flux[k] = 0.25 * (mc[k] + mc[k + 1]) * (th[k] + th[k + 1]);
+        for (i64 k = 0; k < nz; ++k) tc[k] = (flux[k] - flux[k + 1]) * rdz;
+      }
+  }
 }

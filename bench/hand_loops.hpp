@@ -14,6 +14,20 @@ void hand_jacobi_column_major(std::int64_t m, std::int64_t n, const float* a, fl
 // rows shared among OpenMP threads in chunks of 16 (dynamic: rows differ in length).
 void hand_lower_triangle(std::int64_t n, double* a);
 
+// A YAKL-style column kernel over ny x nx columns of nz levels (bench/groups_bench.cpp),
+// fields row-major over (j, i, k), so a column is contiguous: state and tend hold nz
+// values a column, density, theta, w and momentum nz + 2. Per column:
+//   w(1 + k) = state(k)                                        k < nz
+//   w(0) = w(nz + 1) = 0
+//   momentum(k) = w(k) * density(k)                            k < nz + 2
+//   flux(k) = 0.25 (momentum(k) + momentum(k + 1)) (theta(k) + theta(k + 1))   k < nz + 1
+//   tend(k) = (flux(k) - flux(k + 1)) * rdz                    k < nz
+// flux is each thread's scratch; the columns are shared among OpenMP threads
+// (collapse(2) over j and i, static schedule).
+void hand_yakl_columns(std::int64_t ny, std::int64_t nx, std::int64_t nz, double rdz,
+                       const double* state, const double* density, const double* theta, double* w,
+                       double* momentum, double* tend);
+
 // A loop nest for the shape matrix (bench/shape_matrix.cpp): `rank` loops, outermost
 // first, in the order a hand-writer would walk the fields (memory order), with each
 // field's stride per loop in elements.

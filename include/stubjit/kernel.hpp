@@ -245,9 +245,10 @@ class STUBJIT_API Kernel {
   void finish_specializing();
 
   // The plan for `domain` as given, without launching (PlanError where a launch over it
-  // would be refused). A launch may run over fewer or reordered dimensions, depending
-  // on its fields (RuntimeOptions::fuse_dimensions); LaunchSummary, prepare and
-  // stub_source describe what it runs.
+  // would be refused). For a group kernel: its groups, one per index, spread over the
+  // grid, each of the size a launch without a group size gets (docs/groups.md). A launch may run
+  // over fewer or reordered dimensions, depending on its fields (RuntimeOptions::fuse_dimensions);
+  // LaunchSummary, prepare and stub_source describe what it runs.
   Plan plan(const Domain& domain, std::optional<Mode> forced = std::nullopt) const;
 
   // The generated stub a launch with these arguments would compile, without

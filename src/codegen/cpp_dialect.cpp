@@ -53,16 +53,7 @@ class CppDialect final : public DialectEmitter {
     }
     emit_run_function(context);
     SourceWriter& out = context.out();
-    out.line(0, "extern \"C\" void " + context.entry() +
-                    "(const void* stubjit_args_raw, const stubjit::LaunchParams* stubjit_lp_raw, "
-                    "stubjit::u64 stubjit_group_begin, stubjit::u64 stubjit_group_end)");
-    out.line(0, "{");
-    out.line(1,
-             "const stubjit_args_t& stubjit_args = *static_cast<const "
-             "stubjit_args_t*>(stubjit_args_raw);");
-    out.line(1, "const stubjit::LaunchParams& stubjit_lp = *stubjit_lp_raw;");
-    context.emit_domain_locals(1);
-    context.emit_argument_locals(1);
+    emit_cpp_entry_head(context);
     emit_step_locals(context);
     out.line(1,
              "for (stubjit::u64 stubjit_g = stubjit_group_begin; stubjit_g < stubjit_group_end; "

@@ -128,10 +128,8 @@ void emit_gpu_group_entry(const StubContext& context, const std::string& bounds)
   out.line(0, "}");
 }
 
-void emit_cpp_group_entry(const StubContext& context) {
+void emit_cpp_entry_head(const StubContext& context) {
   SourceWriter& out = context.out();
-  const std::string I = context.index_type();
-  const int rank = context.rank();
   out.line(0, "extern \"C\" void " + context.entry() +
                   "(const void* stubjit_args_raw, const stubjit::LaunchParams* stubjit_lp_raw, "
                   "stubjit::u64 stubjit_group_begin, stubjit::u64 stubjit_group_end)");
@@ -142,6 +140,13 @@ void emit_cpp_group_entry(const StubContext& context) {
   out.line(1, "const stubjit::LaunchParams& stubjit_lp = *stubjit_lp_raw;");
   context.emit_domain_locals(1);
   context.emit_argument_locals(1);
+}
+
+void emit_cpp_group_entry(const StubContext& context) {
+  SourceWriter& out = context.out();
+  const std::string I = context.index_type();
+  const int rank = context.rank();
+  emit_cpp_entry_head(context);
   const bool group = context.request().pattern == Pattern::group;
   if (group) {
     if (has_shared(context)) {

@@ -48,43 +48,57 @@ std::int64_t integer_value(const Arg& arg) {
   }
 }
 
+// The elements of shared array `p` at this launch (saturating); ArgumentError for a
+// negative extent.
+u64 shared_elements(const KernelSource& kernel, const Param& p, const Arg* args) {
+  u64 elements = 1;
+  for (const std::string& extent : p.extents) {
+    std::int64_t value = -1;
+    bool named = false;
+    std::size_t next = 0;
+    for (const Param& q : kernel.signature) {
+      if (q.name == extent && q.kind == ParamKind::scalar) {
+        value = integer_value(args[next]);
+        named = true;
+      }
+      if (takes_argument(q)) ++next;
+    }
+    if (!named) value = static_cast<std::int64_t>(std::stoull(extent));  // validated digits
+    if (value < 0) {
+      throw ArgumentError(extent, "shared array '" + p.name + "' of kernel '" + kernel.name +
+                                      "' has extent " + extent + " = " + std::to_string(value) +
+                                      "; an extent is 0 or more");
+    }
+    elements = saturating_mul(elements, static_cast<u64>(value));
+  }
+  return elements;
+}
+
+u64 shared_array_bytes(const KernelSource& kernel, const Param& p, const Arg* args) {
+  return saturating_mul(shared_elements(kernel, p, args), size_of(p.type));
+}
+
 // The bytes of group-shared memory a group needs: each shared array's elements, in
 // signature order, rounded up to 16 bytes (shared_view in kernels/stubjit/view.h lays
-// them out by the same rule). PlanError above `limit`.
+// them out by the same rule). PlanError above `limit`. Allocates only to say why not.
 std::uint32_t shared_bytes_of(const KernelSource& kernel, const Arg* args, std::uint32_t limit) {
-  const Signature& signature = kernel.signature;
   u64 total = 0;
-  std::string arrays;
-  for (const Param& p : signature) {
+  for (const Param& p : kernel.signature) {
     if (p.kind != ParamKind::shared) continue;
-    u64 elements = 1;
-    for (const std::string& extent : p.extents) {
-      std::int64_t value = -1;
-      std::size_t next = 0;
-      for (const Param& q : signature) {
-        if (q.name == extent && q.kind == ParamKind::scalar) value = integer_value(args[next]);
-        if (takes_argument(q)) ++next;
-      }
-      if (value < 0 && extent.find_first_not_of("0123456789") == std::string::npos)
-        value = static_cast<std::int64_t>(std::stoull(extent));
-      if (value < 0) {
-        throw ArgumentError(extent, "shared array '" + p.name + "' of kernel '" + kernel.name +
-                                        "' has extent " + extent + " = " + std::to_string(value) +
-                                        "; an extent is 0 or more");
-      }
-      elements = saturating_mul(elements, static_cast<u64>(value));
-    }
-    const u64 bytes = saturating_mul(elements, size_of(p.type));
-    arrays += (arrays.empty() ? "" : ", ") + p.name + ": " + std::to_string(bytes);
-    total = saturating_add(total, saturating_add(bytes, 15) / 16 * 16);
+    total =
+        saturating_add(total, saturating_add(shared_array_bytes(kernel, p, args), 15) / 16 * 16);
   }
-  if (total > limit) {
-    throw PlanError("max_shared_bytes", limit,
-                    "the shared arrays of kernel '" + kernel.name + "' need " +
-                        std::to_string(total) + " bytes per group (" + arrays +
-                        "); the device allows " + std::to_string(limit));
+  if (total <= limit) return static_cast<std::uint32_t>(total);
+  std::string arrays;
+  for (const Param& p : kernel.signature) {
+    if (p.kind != ParamKind::shared) continue;
+    arrays += (arrays.empty() ? "" : ", ") + p.name + ": " +
+              std::to_string(shared_array_bytes(kernel, p, args));
   }
-  return static_cast<std::uint32_t>(total);
+  throw PlanError("max_shared_bytes", limit,
+                  "the shared arrays of kernel '" + kernel.name + "' need " +
+                      std::to_string(total) + " bytes per group (" + arrays +
+                      "); the device allows " + std::to_string(limit));
 }
 
 // The tile's extent along dimension d of a domain of `rank` (1 outside the tile).
@@ -93,23 +107,24 @@ std::uint32_t tile_extent(const Tile& tile, int rank, int d) {
   return d < untiled ? 1u : tile.extents[static_cast<std::size_t>(d - untiled)];
 }
 
+// Allocates only to say why not.
 void check_tile(const KernelState& kernel, const Domain& domain, const Tile& tile) {
-  const std::string name = "kernel '" + kernel.source.name + "'";
+  const auto name = [&] { return "kernel '" + kernel.source.name + "'"; };
   if (tile.rank > domain.rank()) {
     throw PlanError("tile rank", static_cast<u64>(domain.rank()),
-                    "a tile of rank " + std::to_string(tile.rank) + " for " + name +
+                    "a tile of rank " + std::to_string(tile.rank) + " for " + name() +
                         " over a domain of rank " + std::to_string(domain.rank()) +
                         "; a tile's rank is at most the domain's");
   }
   for (int d = 0; d < tile.rank; ++d) {
     if (tile.extents[static_cast<std::size_t>(d)] == 0) {
       throw PlanError("tile extent", 1,
-                      "tile extent " + std::to_string(d) + " of a launch of " + name + " is 0");
+                      "tile extent " + std::to_string(d) + " of a launch of " + name() + " is 0");
     }
   }
   if (domain.order() == Order::fortran && domain.rank() > 1) {
     throw PlanError("order", 0,
-                    "a tiled launch of " + name +
+                    "a tiled launch of " + name() +
                         " over a Fortran-order domain; tiles are given over a C-order domain's "
                         "last dimensions");
   }
@@ -285,6 +300,23 @@ void plan_group_launch(const KernelState& kernel, const Domain& domain, const Ar
   const std::uint32_t threads =
       group_threads(options.group_size, preferred, kernel.source.block, runtime.limits);
   plan_groups(kernel, options, threads, out);
+}
+
+Plan group_kernel_plan(const KernelState& kernel, const Domain& domain,
+                       std::optional<Mode> forced) {
+  const RuntimeState& runtime = *kernel.runtime;
+  const std::uint32_t threads = group_threads(0, 0, kernel.source.block, runtime.limits);
+  if (domain.empty()) {
+    Plan plan;
+    plan.mode = Mode::spread;
+    plan.rank = domain.rank();
+    plan.block = {threads, 1, 1};
+    return plan;
+  }
+  Plan plan = make_group_plan(static_cast<u64>(domain.size()), {threads, 1, 1}, runtime.limits,
+                              runtime.options.policy, forced);
+  if (runtime.limits_overridden) check_plan_within(plan, runtime.device_limits);
+  return plan;
 }
 
 LaunchSummary group_summary(const GroupLaunch& planned) {

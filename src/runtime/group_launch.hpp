@@ -33,6 +33,11 @@ struct GroupLaunch {
 void plan_group_launch(const KernelState& kernel, const Domain& domain, const Arg* args,
                        std::size_t count, const LaunchOptions& options, GroupLaunch& out);
 
+// Kernel::plan of a group kernel: its groups over the grid, each of the group size a
+// launch without options gets (on the CPU, the weight its runner gives a group; one
+// host thread runs it).
+Plan group_kernel_plan(const KernelState& kernel, const Domain& domain, std::optional<Mode> forced);
+
 // The summary of a planned group launch (compiled false).
 LaunchSummary group_summary(const GroupLaunch& planned);
 

@@ -373,6 +373,7 @@ void Kernel::finish_specializing() {
 
 Plan Kernel::plan(const Domain& domain, std::optional<Mode> forced) const {
   if (!state_) throw Error("null kernel");
+  if (state_->group_kernel) return detail::group_kernel_plan(*state_, domain, forced);
   return detail::plan_for(*state_, domain, forced);  // what a launch would check, too
 }
 

@@ -5,8 +5,10 @@
 
 #include <optional>
 
+#include "common/elf_symbols.hpp"
 #include "common/kernels.hpp"
 #include "common/temp_dir.hpp"
+#include "cuda/group_kernels.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
@@ -188,6 +190,97 @@ TEST_P(GpuCompileOnlyCache, EveryElementTypeCompiles) {
   const Field total = runtime->wrap_memory(memory.data() + 3072, ElementType::i64, {1}, {}, true);
   const Field big = runtime->wrap_memory(memory.data() + 3080, ElementType::u64, {1}, {}, true);
   EXPECT_TRUE(count.prepare(Domain{16}, total, big).compiled);
+}
+
+// Group kernels and tiled launches compile for the target through the runtime (the
+// stubs a launch of them would run, with the target's launch bounds and warp width):
+// the YAKL column, a transpose through a shared tile, worker and vector loops over a
+// shared array of a scalar extent, a tile of rank 2 and one of rank 4. Each is a binary
+// of the target's format that defines the group or tiled entry, planned with the group
+// size asked for and the shared bytes its arrays need.
+TEST_P(GpuCompileOnlyCache, GroupKernelsAndTiledLaunchesCompile) {
+  const GpuCase& c = GetParam();
+  RuntimeOptions options;
+  options.backend = c.backend;
+  options.disk_cache = false;
+  std::optional<Runtime> runtime = compile_only(options);
+  if (!runtime) GTEST_SKIP() << c.backend << " cannot compile here: " << why_;
+  using i64 = std::int64_t;
+  using i32 = std::int32_t;
+  struct Expected {
+    std::string entry;
+    std::uint32_t group_size;
+    std::uint32_t shared_bytes;
+  };
+  const auto check = [&](Kernel& kernel, const Domain& domain, const std::vector<Arg>& args,
+                         const LaunchOptions& launch, const Expected& expected) {
+    SCOPED_TRACE(expected.entry);
+    const LaunchSummary summary = kernel.prepare_args(domain, args.data(), args.size(), launch);
+    EXPECT_TRUE(summary.compiled);
+    EXPECT_EQ(summary.group_size, expected.group_size);
+    EXPECT_EQ(summary.shared_bytes, expected.shared_bytes);
+    const StubBinary binary = kernel.binary(domain, args, launch);
+    EXPECT_EQ(binary.format, c.format);
+    EXPECT_EQ(binary.target, c.arch);
+    EXPECT_EQ(binary.entry, expected.entry);
+    const auto elf = test::read_elf(binary.bytes);
+    ASSERT_TRUE(elf) << "not an ELF image";
+    EXPECT_TRUE(elf->defines(expected.entry)) << "no " << expected.entry << " in the binary";
+  };
+  const auto threads = [](std::uint32_t size) {
+    LaunchOptions launch;
+    launch.group_size = size;
+    return launch;
+  };
+
+  const i64 ny = 5, nx = 7, nz = 11;
+  std::vector<double> state(ny * nx * nz), density(ny * nx * (nz + 2)), w(density.size()),
+      momentum(density.size());
+  Kernel column = runtime->kernel(test::groups::column_kernel());
+  check(
+      column, Domain{ny, nx},
+      {Arg(nz), runtime->wrap(static_cast<const double*>(state.data()), {ny, nx, nz}),
+       runtime->wrap(static_cast<const double*>(density.data()), {ny, nx, nz + 2}),
+       runtime->wrap(w.data(), {ny, nx, nz + 2}), runtime->wrap(momentum.data(), {ny, nx, nz + 2})},
+      threads(64), {"stubjit_column_group_r2", 64, 0});
+
+  const i64 rows = 70, cols = 45;
+  std::vector<float> in(rows * cols), out(rows * cols);
+  Kernel transpose = runtime->kernel(test::groups::transpose_kernel());
+  check(transpose, Domain{3, 2},
+        {Arg(rows), Arg(cols), runtime->wrap(static_cast<const float*>(in.data()), {rows, cols}),
+         runtime->wrap(out.data(), {cols, rows})},
+        threads(256), {"stubjit_transpose_group_r2", 256, 32 * 33 * 4});
+
+  const i32 nw = 9, nv = 40;
+  std::vector<i32> hits(nw * nv), once(nw), mirrored(nw * nv);
+  Kernel gwv = runtime->kernel(test::groups::gang_worker_vector_kernel());
+  check(gwv, Domain{2},
+        {Arg(nw), Arg(nv), runtime->wrap(hits.data(), {nw, nv}), runtime->wrap(once.data(), {nw}),
+         runtime->wrap(mirrored.data(), {nw, nv})},
+        threads(96), {"stubjit_gang_worker_vector_group_r1", 96, 32 * nv * 4});
+
+  std::vector<i64> tiles(rows * cols), locals(rows * cols);
+  std::vector<i32> visits(rows * cols);
+  Kernel mark = runtime->kernel(test::groups::mark_tiles_kernel());
+  LaunchOptions tiled;
+  tiled.tile = Tile{8, 32};
+  check(mark, Domain{rows, cols},
+        {runtime->wrap(tiles.data(), {rows, cols}), runtime->wrap(locals.data(), {rows, cols}),
+         runtime->wrap(visits.data(), {rows, cols})},
+        tiled, {"stubjit_mark_tiles_tiled_r2", 256, 0});
+
+  std::vector<i32> visits4(3 * 5 * 4 * 7);
+  std::vector<i64> where(visits4.size());
+  Kernel mark4 = runtime->kernel(test::groups::mark4_kernel());
+  LaunchOptions spread = threads(16);
+  spread.tile = Tile{2, 3, 2, 3};
+  check(mark4, Domain{3, 5, 4, 7},
+        {runtime->wrap(visits4.data(), {3, 5, 4, 7}), runtime->wrap(where.data(), {3, 5, 4, 7})},
+        spread, {"stubjit_mark4_tiled_r4", 16, 0});
+
+  // Each compiled once, by prepare; binary found it.
+  EXPECT_EQ(runtime->counters().compiles, 5u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, GpuCompileOnlyCache,

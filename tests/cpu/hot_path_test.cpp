@@ -92,6 +92,37 @@ TEST(HotPath, ALaunchOnAMemoryHitAllocatesNothing) {
   EXPECT_EQ(y.to_vector<float>(), std::vector<float>(64 * 48, 2.0f * 102));
 }
 
+// Group and tiled launches plan each time, and still allocate nothing on a memory hit
+// (shared arrays sized by a scalar included).
+TEST(HotPath, GroupAndTiledLaunchesAllocateNothing) {
+  Runtime runtime(test::cpu_options());
+  Kernel rows = runtime.kernel(
+      KernelSource{"reverse_rows_in_shared_memory",
+                   {group("g"), scalar<std::int64_t>("n"), inout<float>("row", 1),
+                    shared<float>("buffer", {"n"})},
+                   "g.inner(n, [&](stubjit::i64 k) { buffer(k) = row(k); });\ng.fence();\n"
+                   "g.inner(n, [&](stubjit::i64 k) { row(k) = buffer(n - 1 - k) + 1; });"});
+  Kernel tiles = runtime.kernel(
+      KernelSource{"count_in_tiles", {local_index("l"), inout<float>("y")}, "y += 1 + 0 * l[0];"});
+  Field x = runtime.allocate<float>({16, 40});
+  x.copy_from(std::vector<float>(16 * 40, 0.0f));
+  LaunchOptions tiled;
+  tiled.tile = Tile{4, 8};
+  const Domain domain{16, 40};
+  const auto round = [&] {
+    rows.launch(Domain{16}, std::int64_t{40}, x);
+    tiles.launch(tiled, domain, x);
+  };
+  round();  // compiles
+  EXPECT_EQ(allocations_during([&] {
+              for (int i = 0; i < 50; ++i) round();
+            }),
+            0);
+  // Two reversals per two rounds leave each row as it was, plus 2 a round.
+  const std::vector<float> got = x.to_vector<float>();
+  EXPECT_EQ(got, std::vector<float>(16 * 40, 2.0f * 51));
+}
+
 // Launches that miss the thread's memo (another domain, mode or stream each time) still
 // find their stubs in the kernel's table without allocating.
 TEST(HotPath, AlternatingDomainsModesAndStreamsAllocateNothing) {

@@ -8,7 +8,7 @@ set -uo pipefail
 tests=$1
 export LD_LIBRARY_PATH=$2${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export STUBJIT_CACHE=off
-filter='HipGpu.CopiesRoundTripAndZeroSizeFieldsWork:HipGpu.DeviceIsDescribedWithItsTarget'
+filter='HipGpu.CopiesRoundTripAndZeroSizeFieldsWork:HipGpu.DeviceIsDescribedWithItsTarget:HipGroups.YaklColumnAgainstAHostLoop'
 status=0
 
 fail() {
