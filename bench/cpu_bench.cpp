@@ -111,7 +111,7 @@ void BM_Launch_DirectEntryCall(benchmark::State& state) {
   lp.grid[0] = lp.grid[1] = lp.grid[2] = 1;
   lp.block[0] = lp.block[1] = lp.block[2] = 1;
   for (auto _ : state) {
-    entry(&args, &lp, 0, 1);
+    entry(&args, &lp, 0, 1, nullptr);
     benchmark::ClobberMemory();
   }
   benchmark::DoNotOptimize(y);

@@ -25,7 +25,9 @@
 // and the fields column-major, so subscripts read as in Fortran (0-based here). The
 // worker loop is g.worker_loop (spread over the group's warps on a GPU), the vector
 // loop g.vector_loop (over the lanes of the warp). num_workers(4) vector_length(32)
-// is a group of 128 threads (LaunchOptions::group_size). On the CPU one host thread
+// is a group of 128 threads (LaunchOptions::group_size) on warps of 32 lanes; on
+// wavefronts of 64 the same group is 2 workers of 64 lanes (the hardware's warp is the
+// vector: the loops stay right, the split changes). On the CPU one host thread
 // runs a group and both loops are plain loops; the groups spread over the cores.
 //
 //   build/examples/gang_worker_vector

@@ -207,11 +207,12 @@ STUBJIT_API Plan make_group_plan(std::uint64_t groups, const Extent3& shape,
 // spread group), within IrGL's classes:
 //   fixed       (constraints.shape set): exactly its size; another request, or a size
 //               above the device's limit, is a PlanError;
-//   shrinkable  (constraints.max_threads set: the kernel's compiled maximum): a
-//               request above it is a PlanError naming both; the size shrinks to the
-//               device's limit;
-//   elastic     any size, shrunk to the device's limit.
-// A size that shrinks is rounded down to whole warps where it is larger than one.
+//   shrinkable  (constraints.max_threads set: the kernel's compiled maximum);
+//   elastic     any size up to the device's limit.
+// A request above the compiled maximum (shrinkable: the kernel's, elastic: the
+// device's; a stub's launch bounds) is a PlanError naming both numbers. A size the
+// launch did not ask for (`preferred`, the default) shrinks to it, rounded down to
+// whole warps where it is larger than one.
 STUBJIT_API std::uint32_t group_threads(std::uint32_t requested, std::uint32_t preferred,
                                         const BlockConstraints& constraints,
                                         const DeviceLimits& limits);

@@ -13,8 +13,8 @@
 // iteration is dropped whatever T, for W = 32 and W = 64 alike.
 //
 // Inner loops do not nest in one another (use the collapsed forms, inner(n0, n1, f));
-// a worker loop's body may hold vector loops. Loops take any integer count: a count
-// of 0 or less runs nothing.
+// a worker loop's body may hold vector loops. Loops take any integer counts (each of
+// its own type; k has the count's type): a count of 0 or less runs nothing.
 #ifndef STUBJIT_GROUP_H
 #define STUBJIT_GROUP_H
 
@@ -47,9 +47,10 @@
 
 namespace stubjit {
 
-// The counter an inner loop runs on: 32 bits for counts of up to 32 bits, else 64. A
-// count is at most its type's maximum and a stride at most a group's threads, so the
-// unsigned counter never wraps before it passes the count.
+// The counter an inner loop runs on: 32 bits for signed counts of up to 32 bits (at
+// most 2^31 - 1, and a stride at most a group's threads: the counter cannot wrap before
+// it passes the count), else 64 (an unsigned 64-bit count must stay below 2^63, as
+// must the product of a collapsed loop's counts).
 template <bool Narrow>
 struct group_counter {
   typedef u32 type;
@@ -58,6 +59,8 @@ template <>
 struct group_counter<false> {
   typedef u64 type;
 };
+#define STUBJIT_GROUP_COUNTER(N) \
+  typename group_counter<(sizeof(N) <= 4 && N(-1) < N(0))>::type
 
 #if defined(STUBJIT_DEVICE_COMPILER)
 
@@ -75,26 +78,26 @@ class Group {
   // size()-th k): every k runs once, whatever n and size().
   template <class N, class F>
   __device__ void inner(N n, F&& f) const {
-    typedef typename group_counter<(sizeof(N) <= 4)>::type C;
+    typedef STUBJIT_GROUP_COUNTER(N) C;
     if (!(n > N(0))) return;
     for (C k = rank_; k < C(n); k += size_) f(N(k));
   }
   // f(a, b) for every a in [0, n0), b in [0, n1): one loop over the n0 * n1 pairs, b
   // fastest.
-  template <class N, class F>
-  __device__ void inner(N n0, N n1, F&& f) const {
-    if (!(n0 > N(0)) || !(n1 > N(0))) return;
+  template <class N0, class N1, class F>
+  __device__ void inner(N0 n0, N1 n1, F&& f) const {
+    if (!(n0 > N0(0)) || !(n1 > N1(0))) return;
     const u64 total = u64(n0) * u64(n1);
-    for (u64 k = rank_; k < total; k += size_) f(N(k / u64(n1)), N(k % u64(n1)));
+    for (u64 k = rank_; k < total; k += size_) f(N0(k / u64(n1)), N1(k % u64(n1)));
   }
-  template <class N, class F>
-  __device__ void inner(N n0, N n1, N n2, F&& f) const {
-    if (!(n0 > N(0)) || !(n1 > N(0)) || !(n2 > N(0))) return;
+  template <class N0, class N1, class N2, class F>
+  __device__ void inner(N0 n0, N1 n1, N2 n2, F&& f) const {
+    if (!(n0 > N0(0)) || !(n1 > N1(0)) || !(n2 > N2(0))) return;
     const u64 plane = u64(n1) * u64(n2);
     const u64 total = u64(n0) * plane;
     for (u64 k = rank_; k < total; k += size_) {
       const u64 rest = k % plane;
-      f(N(k / plane), N(rest / u64(n2)), N(rest % u64(n2)));
+      f(N0(k / plane), N1(rest / u64(n2)), N2(rest % u64(n2)));
     }
   }
   // f() once per group (on its first thread). Not a fence: fence() after it before
@@ -120,7 +123,7 @@ class Group {
   // its k (vector loops inside spread over them).
   template <class N, class F>
   __device__ void worker_loop(N n, F&& f) const {
-    typedef typename group_counter<(sizeof(N) <= 4)>::type C;
+    typedef STUBJIT_GROUP_COUNTER(N) C;
     if (!(n > N(0))) return;
     const u32 workers = worker_count();
     for (C k = worker_rank(); k < C(n); k += workers) f(N(k));
@@ -128,7 +131,7 @@ class Group {
   // f(k) for every k in [0, n), spread over the lanes of this thread's worker.
   template <class N, class F>
   __device__ void vector_loop(N n, F&& f) const {
-    typedef typename group_counter<(sizeof(N) <= 4)>::type C;
+    typedef STUBJIT_GROUP_COUNTER(N) C;
     if (!(n > N(0))) return;
     const u32 lanes = vector_length();
     for (C k = vector_rank(); k < C(n); k += lanes) f(N(k));
@@ -163,16 +166,16 @@ class Group {
   STUBJIT_HD void inner(N n, F&& f) const {
     for (N k = 0; k < n; ++k) f(k);
   }
-  template <class N, class F>
-  STUBJIT_HD void inner(N n0, N n1, F&& f) const {
-    for (N a = 0; a < n0; ++a)
-      for (N b = 0; b < n1; ++b) f(a, b);
+  template <class N0, class N1, class F>
+  STUBJIT_HD void inner(N0 n0, N1 n1, F&& f) const {
+    for (N0 a = 0; a < n0; ++a)
+      for (N1 b = 0; b < n1; ++b) f(a, b);
   }
-  template <class N, class F>
-  STUBJIT_HD void inner(N n0, N n1, N n2, F&& f) const {
-    for (N a = 0; a < n0; ++a)
-      for (N b = 0; b < n1; ++b)
-        for (N c = 0; c < n2; ++c) f(a, b, c);
+  template <class N0, class N1, class N2, class F>
+  STUBJIT_HD void inner(N0 n0, N1 n1, N2 n2, F&& f) const {
+    for (N0 a = 0; a < n0; ++a)
+      for (N1 b = 0; b < n1; ++b)
+        for (N2 c = 0; c < n2; ++c) f(a, b, c);
   }
   template <class F>
   STUBJIT_HD void single(F&& f) const {

@@ -66,6 +66,19 @@ void emit_gpu_group_entry(const StubContext& context, const std::string& bounds)
   SourceWriter& out = context.out();
   const std::string I = context.index_type();
   const int rank = context.rank();
+  if (context.request().pattern == Pattern::group) {
+    // The Group's workers are the hardware's warps: its vector masks and fences hold
+    // only at the width the target runs (a runtime's adjusted limits could say another).
+    out.line(0, "#if defined(__AMDGCN_WAVEFRONT_SIZE)");
+    out.line(0,
+             "static_assert(STUBJIT_WARP_SIZE == __AMDGCN_WAVEFRONT_SIZE, \"stubjit: a group "
+             "stub's warp width must be the target's wavefront size\");");
+    out.line(0, "#elif defined(__CUDACC_RTC__) || defined(__CUDACC__)");
+    out.line(0,
+             "static_assert(STUBJIT_WARP_SIZE == 32, \"stubjit: a group stub's warp width "
+             "must be CUDA's 32 lanes\");");
+    out.line(0, "#endif");
+  }
   out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
                   "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
   out.line(0, "{");
@@ -132,7 +145,8 @@ void emit_cpp_entry_head(const StubContext& context) {
   SourceWriter& out = context.out();
   out.line(0, "extern \"C\" void " + context.entry() +
                   "(const void* stubjit_args_raw, const stubjit::LaunchParams* stubjit_lp_raw, "
-                  "stubjit::u64 stubjit_group_begin, stubjit::u64 stubjit_group_end)");
+                  "stubjit::u64 stubjit_group_begin, stubjit::u64 stubjit_group_end, "
+                  "stubjit::u8* stubjit_group_memory)");
   out.line(0, "{");
   out.line(1,
            "const stubjit_args_t& stubjit_args = *static_cast<const "
@@ -149,14 +163,9 @@ void emit_cpp_group_entry(const StubContext& context) {
   emit_cpp_entry_head(context);
   const bool group = context.request().pattern == Pattern::group;
   if (group) {
-    if (has_shared(context)) {
-      // Once per run of groups, on this thread's stack: each group of the run reuses it
-      // (a group's shared arrays start uninitialised, as on a GPU).
-      out.line(1,
-               "stubjit::u8* const stubjit_group_memory = static_cast<stubjit::u8*>("
-               "__builtin_alloca(stubjit::u64(stubjit_lp.shared_bytes)));");
-      context.emit_shared_locals(1, "stubjit_group_memory");
-    }
+    // The runner's memory for this thread: each group of the run reuses it (a group's
+    // shared arrays start uninitialised, as on a GPU).
+    if (has_shared(context)) context.emit_shared_locals(1, "stubjit_group_memory");
     out.line(1, "const stubjit::Group stubjit_group = stubjit::Group();");
   } else {
     emit_tile_counts(context, 1);
@@ -164,17 +173,20 @@ void emit_cpp_group_entry(const StubContext& context) {
   out.line(1,
            "for (stubjit::u64 stubjit_g = stubjit_group_begin; stubjit_g < stubjit_group_end; "
            "++stubjit_g) {");
+  // The grid may hold more groups than there are (a spread grid rounds up); the
+  // groups come in order, so the first past the last ends the run.
+  out.line(2,
+           "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + stubjit_g;");
+  out.line(2, "if (stubjit_gid >= stubjit::u64(stubjit_lp.linear_end)) break;");
   if (group) {
-    emit_raise(context, 2, "stubjit::u64(stubjit_lp.linear_begin) + stubjit_g", "stubjit_count",
-               "stubjit_p");
+    emit_raise(context, 2, "stubjit_gid", "stubjit_count", "stubjit_p");
     for (int d = 0; d < rank; ++d) context.emit_logical_index(2, d);
     context.emit_visit(2, StubContext::VisitStyle::full_offsets);
     out.line(1, "}");
     out.line(0, "}");
     return;
   }
-  emit_raise(context, 2, "stubjit::u64(stubjit_lp.linear_begin) + stubjit_g", "stubjit_tiles",
-             "stubjit_t");
+  emit_raise(context, 2, "stubjit_gid", "stubjit_tiles", "stubjit_t");
   // A partial tile's loops stop at the domain's edge.
   for (int d = 0; d < rank; ++d) {
     const std::string n = std::to_string(d);

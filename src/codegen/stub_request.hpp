@@ -85,8 +85,9 @@ std::string entry_name(const StubRequest& request);
 // of rows; 6: GPU stubs take grid and group extents from LaunchParams and raise spread
 // positions with the host's divisors; 7: index.h only where the stub's own code uses
 // it, and GPU direct stubs write their positions out; 8: the argument struct's members
-// are plain, slot.h is gone).
-inline constexpr int generator_version = 8;
+// are plain, slot.h is gone; 9: a CPU stub's entry takes the group memory the runner
+// gives it).
+inline constexpr int generator_version = 9;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

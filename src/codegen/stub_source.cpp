@@ -112,10 +112,14 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
                   " over a domain of rank " + std::to_string(options.rank) +
                   "; a tile's rank is at most the domain's");
     }
+    unsigned long long elements = 1;
     for (int d = 0; d < options.tile.rank; ++d) {
-      if (options.tile.extents[static_cast<std::size_t>(d)] == 0)
-        throw Error("tile extent " + std::to_string(d) + " is 0");
+      const unsigned long long extent = options.tile.extents[static_cast<std::size_t>(d)];
+      if (extent == 0) throw Error("tile extent " + std::to_string(d) + " is 0");
+      elements = elements > (1ULL << 31) ? elements : elements * extent;
     }
+    if (elements > (1ULL << 31))
+      throw Error("a tile of more than 2^31 elements (a GPU stub counts them in 32 bits)");
   } else {
     for (const Param& param : kernel.signature) {
       if (param.kind == ParamKind::tile_index || param.kind == ParamKind::local_index) {

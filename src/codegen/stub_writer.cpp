@@ -224,9 +224,12 @@ void StubContext::emit_shared_locals(int indent, const std::string& memory) cons
     // Each extent a literal or an integer scalar parameter (validated with the kernel).
     std::string extents;
     for (const std::string& extent : p.extents) {
-      std::string value = extent;
+      // A literal as the decimal it is (a leading 0 would make C++ read octal), with
+      // the unsigned suffix; a name is the scalar's local.
+      std::string value;
       for (const Param& q : signature)
         if (q.kind == ParamKind::scalar && q.name == extent) value = argument_local(q);
+      if (value.empty()) value = std::to_string(std::stoull(extent)) + "u";
       extents += (extents.empty() ? "" : ", ") + I + "(" + value + ")";
     }
     const std::string R = std::to_string(p.extents.size());

@@ -50,17 +50,21 @@ std::uint32_t group_threads(std::uint32_t requested, std::uint32_t preferred,
     }
     return static_cast<std::uint32_t>(fixed);
   }
-  if (requested != 0 && constraints.max_threads != 0 && requested > constraints.max_threads) {
-    throw PlanError("max_threads", constraints.max_threads,
+  // The most a group may have: what its stubs are compiled for (their launch bounds:
+  // the kernel's maximum, else the device's). A request above it is refused, never cut.
+  std::uint32_t limit = device;
+  if (constraints.max_threads != 0) limit = std::min(limit, constraints.max_threads);
+  if (requested > limit) {
+    const bool kernels = constraints.max_threads != 0 && constraints.max_threads <= device;
+    throw PlanError(kernels ? "max_threads" : "max_threads_per_block", limit,
                     "the launch asks for groups of " + std::to_string(requested) +
-                        " threads; the kernel was compiled for at most " +
-                        std::to_string(constraints.max_threads));
+                        " threads; the kernel's stubs are compiled for at most " +
+                        std::to_string(limit) +
+                        (kernels ? " (its maximum)" : " (the device's limit)"));
   }
   std::uint32_t wanted = requested;
   if (wanted == 0) wanted = preferred;
   if (wanted == 0) wanted = static_cast<std::uint32_t>(product(limits.preferred_block.spread));
-  std::uint32_t limit = device;
-  if (constraints.max_threads != 0) limit = std::min(limit, constraints.max_threads);
   if (wanted <= limit) return std::max<std::uint32_t>(wanted, 1);
   return std::max<std::uint32_t>(whole_warps(limit, limits.warp_size), 1);
 }

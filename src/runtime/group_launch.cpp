@@ -122,6 +122,16 @@ void check_tile(const KernelState& kernel, const Domain& domain, const Tile& til
                       "tile extent " + std::to_string(d) + " of a launch of " + name() + " is 0");
     }
   }
+  // A tile's positions are counted in 32 bits in a GPU stub.
+  constexpr u64 most_elements = u64(1) << 31;
+  u64 elements = 1;
+  for (int d = 0; d < tile.rank; ++d)
+    elements = saturating_mul(elements, tile.extents[static_cast<std::size_t>(d)]);
+  if (elements > most_elements) {
+    throw PlanError("tile elements", most_elements,
+                    "a tile of " + std::to_string(elements) + " elements for " + name() +
+                        "; a tile has at most 2^31");
+  }
   if (domain.order() == Order::fortran && domain.rank() > 1) {
     throw PlanError("order", 0,
                     "a tiled launch of " + name() +
@@ -296,7 +306,7 @@ void plan_group_launch(const KernelState& kernel, const Domain& domain, const Ar
 
   const u64 elements = options.tile.elements();
   const std::uint32_t preferred =
-      group ? 0 : static_cast<std::uint32_t>(std::min<u64>(elements, 1u << 30));
+      group ? 0 : static_cast<std::uint32_t>(std::min<u64>(elements, 1u << 31));
   const std::uint32_t threads =
       group_threads(options.group_size, preferred, kernel.source.block, runtime.limits);
   plan_groups(kernel, options, threads, out);
@@ -320,7 +330,9 @@ Plan group_kernel_plan(const KernelState& kernel, const Domain& domain,
 }
 
 LaunchSummary group_summary(const GroupLaunch& planned) {
-  LaunchSummary summary{planned.plan.mode, planned.plan.rank, planned.plan.dispatches.size(),
+  // The rank the stub runs at: the domain's (the plan numbers the groups in one
+  // dimension).
+  LaunchSummary summary{planned.plan.mode, planned.run->rank(), planned.plan.dispatches.size(),
                         false};
   summary.group_size =
       planned.device_threads ? static_cast<std::uint32_t>(product(planned.plan.block)) : 1;

@@ -3,6 +3,7 @@
 // vector loops, shared arrays), partial tiles, the tokens, the caches, and every error
 // case (nothing runs when a launch is refused).
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <cstdint>
 #include <functional>
@@ -50,6 +51,9 @@ TEST(GroupKernel, YaklColumnAgainstAHostLoop) {
   const LaunchSummary summary = column.launch(Domain{ny, nx}, nz, f_state, f_density, w, momentum);
   EXPECT_EQ(summary.group_size, 1u);  // one host thread per group
   EXPECT_EQ(summary.shared_bytes, 0u);
+  EXPECT_EQ(summary.mode, Mode::spread);
+  EXPECT_EQ(summary.rank, 2);
+  EXPECT_EQ(summary.dispatches, 1u);
 
   std::vector<double> want_w(std::size_t(ny * nx * (nz + 2))), want_m(want_w.size());
   for (i64 j = 0; j < ny; ++j)
@@ -380,6 +384,8 @@ TEST(GroupKernel, PrepareAndBinary) {
   EXPECT_FALSE(column.launch(Domain{2, 3}, i64(4), state, density, w, m).compiled);
   const StubBinary binary = column.binary(Domain{2, 3}, {i64(4), state, density, w, m});
   EXPECT_EQ(binary.format, "elf-shared-object");
+  EXPECT_EQ(binary.rank, 2);
+  EXPECT_EQ(prepared.rank, 2);
   EXPECT_EQ(binary.entry, "stubjit_column_group_r2");
   EXPECT_EQ(runtime.counters().compiles, 1u);
   const std::string source = column.stub_source(Domain{2, 3}, {i64(4), state, density, w, m});
@@ -537,11 +543,26 @@ TEST(GroupErrors, GroupSizesOutsideTheKernelsClassNameBothNumbers) {
                             },
                             {"256", "at most 128"});
   EXPECT_EQ(w.to_vector<double>(), std::vector<double>(36, 7.0));
-  // Within the class: runs.
+  // Within the class: runs, and right (w = the state between zero boundaries).
+  state.copy_from(std::vector<double>(24, 2.5));
+  density.copy_from(std::vector<double>(36, 2.0));
+  std::vector<double> want_w(36, 2.5);
+  for (std::size_t c = 0; c < 6; ++c) want_w[c * 6] = want_w[c * 6 + 5] = 0.0;
   options.group_size = 64;
   EXPECT_EQ(fixed.launch(options, Domain{2, 3}, i64(4), state, density, w, m).group_size, 1u);
+  EXPECT_EQ(w.to_vector<double>(), want_w);
+  w.copy_from(std::vector<double>(36, 7.0));
   options.group_size = 128;
   bounded.launch(options, Domain{2, 3}, i64(4), state, density, w, m);
+  EXPECT_EQ(w.to_vector<double>(), want_w);
+  // An elastic kernel: any size up to the device's limit, a PlanError above it.
+  Kernel elastic = runtime.kernel(column_kernel());
+  options.group_size = 1u << 21;  // the CPU's limit is 2^20
+  expect_refused<PlanError>(runtime,
+                            [&] {
+                              elastic.launch(options, Domain{2, 3}, i64(4), state, density, w, m);
+                            },
+                            {"2097152", "at most 1048576"});
 }
 
 TEST(GroupErrors, SharedMemoryBeyondTheLimitOrNegativeExtentsAreRefused) {
@@ -566,6 +587,104 @@ TEST(GroupErrors, SharedMemoryBeyondTheLimitOrNegativeExtentsAreRefused) {
   for (std::size_t r = 0; r < 2; ++r)
     for (std::size_t i = 0; i < 10; ++i) expected[r * 20 + i] = 2.0f;
   EXPECT_EQ(x.to_vector<float>(), expected);
+}
+
+// Literal extents are decimal, whatever their spelling: "010" is ten elements, and the
+// stub lays its arrays out as the host sized them (two arrays side by side).
+TEST(GroupKernel, LiteralExtentsAreDecimal) {
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel k = runtime.kernel(KernelSource{
+      "decimal_extents",
+      {group("g"), inout<i64>("out", 1), shared<i64>("a", {"010"}), shared<i64>("b", {"09"})},
+      R"(g.inner(10, [&](int i) { a(i) = i; });
+g.inner(9, [&](int i) { b(i) = 100 + i; });
+g.fence();
+g.inner(10, [&](int i) { out(i) = a(i); });
+g.inner(9, [&](int i) { out(10 + i) = b(i); });)"});
+  Field out = runtime.allocate<i64>({2, 19});
+  const LaunchSummary summary = k.launch(Domain{2}, out);
+  EXPECT_EQ(summary.shared_bytes, 80u + 80u);  // 10 and 9 int64, each rounded to 16 bytes
+  std::vector<i64> row;
+  for (i64 i = 0; i < 10; ++i) row.push_back(i);
+  for (i64 i = 0; i < 9; ++i) row.push_back(100 + i);
+  std::vector<i64> expected = row;
+  expected.insert(expected.end(), row.begin(), row.end());
+  EXPECT_EQ(out.to_vector<i64>(), expected);
+}
+
+// A grid that holds more groups than the domain has (small grid limits round a spread
+// grid up) runs each group once and no other.
+TEST(GroupKernel, GroupsPastTheDomainNeverRun) {
+  RuntimeOptions options = test::cpu_memory_only_options();
+  options.limits = DeviceLimits{};
+  options.limits->max_grid = {64, 64, 64};
+  Runtime runtime(options);
+  Kernel count = runtime.kernel(KernelSource{
+      "count_groups",
+      {group("g"), index("i"), inout<i64>("seen", 1)},
+      "g.single([&] { stubjit::atomic_add(seen(i[0] < 4099 ? i[0] : 4099), stubjit::i64(1)); });"});
+  const Plan plan = count.plan(Domain{4099});
+  const Dispatch& dispatch = plan.dispatches.at(0);
+  ASSERT_GT(dispatch.grid[0] * dispatch.grid[1] * dispatch.grid[2], 4099u)
+      << "the grid covers the groups exactly: this test tests nothing";
+  Field seen = runtime.allocate<i64>({4100});
+  seen.copy_from(std::vector<i64>(4100, 0));
+  count.launch(Domain{4099}, seen);
+  std::vector<i64> expected(4100, 1);
+  expected[4099] = 0;
+  EXPECT_EQ(seen.to_vector<i64>(), expected);
+}
+
+// Shared arrays live in memory the runner gives each of its threads, not on the
+// caller's stack: the largest the CPU allows runs from a thread with a small stack.
+TEST(GroupKernel, SharedArraysDoNotUseTheCallersStack) {
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel k = runtime.kernel(KernelSource{
+      "big_shared_array",
+      {group("g"), scalar<i64>("n"), inout<i64>("out", 1), shared<i64>("a", {"n"})},
+      "g.inner(n, [&](stubjit::i64 i) { a(i) = 3 * i; });\ng.fence();\n"
+      "g.single([&] { stubjit::i64 s = 0; for (stubjit::i64 i = 0; i < n; ++i) s += a(i); "
+      "out(0) = s; });"});
+  const i64 n = 256 * 1024 / 8;  // 256 KiB: the CPU's limit
+  Field out = runtime.allocate<i64>({1, 1});
+  k.prepare(Domain{1}, n, out);  // compiled here: the small stack only runs the launch
+  pthread_attr_t attributes;
+  ASSERT_EQ(pthread_attr_init(&attributes), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attributes, 128 * 1024), 0);
+  struct Launch {
+    Kernel* kernel;
+    i64 n;
+    Field* out;
+  } launch{&k, n, &out};
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(
+                &thread, &attributes,
+                [](void* raw) -> void* {
+                  auto* l = static_cast<Launch*>(raw);
+                  l->kernel->launch(Domain{1}, l->n, *l->out);
+                  return nullptr;
+                },
+                &launch),
+            0);
+  ASSERT_EQ(pthread_join(thread, nullptr), 0);
+  pthread_attr_destroy(&attributes);
+  EXPECT_EQ(out.to_vector<i64>(), std::vector<i64>{3 * n * (n - 1) / 2});
+}
+
+TEST(GroupErrors, TilesOfMoreThanTwoToTheThirtyOneElementsAreRefused) {
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel mark = runtime.kernel(
+      KernelSource{"mark_huge_tiles", {tile_index("t"), inout<i64>("out")}, "out = t[0];"});
+  Field out = runtime.allocate<i64>({4, 4});
+  out.copy_from(std::vector<i64>(16, 9));
+  LaunchOptions huge;
+  huge.tile = Tile{65536, 65536};
+  expect_refused<PlanError>(runtime,
+                            [&] {
+                              mark.launch(huge, Domain{4, 4}, out);
+                            },
+                            {"4294967296 elements", "at most 2^31"});
+  EXPECT_EQ(out.to_vector<i64>(), std::vector<i64>(16, 9));
 }
 
 }  // namespace

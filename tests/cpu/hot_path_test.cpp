@@ -105,7 +105,9 @@ TEST(HotPath, GroupAndTiledLaunchesAllocateNothing) {
   Kernel tiles = runtime.kernel(
       KernelSource{"count_in_tiles", {local_index("l"), inout<float>("y")}, "y += 1 + 0 * l[0];"});
   Field x = runtime.allocate<float>({16, 40});
-  x.copy_from(std::vector<float>(16 * 40, 0.0f));
+  std::vector<float> start(16 * 40);
+  for (std::size_t i = 0; i < start.size(); ++i) start[i] = float(i % 40);
+  x.copy_from(start);
   LaunchOptions tiled;
   tiled.tile = Tile{4, 8};
   const Domain domain{16, 40};
@@ -118,9 +120,10 @@ TEST(HotPath, GroupAndTiledLaunchesAllocateNothing) {
               for (int i = 0; i < 50; ++i) round();
             }),
             0);
-  // Two reversals per two rounds leave each row as it was, plus 2 a round.
-  const std::vector<float> got = x.to_vector<float>();
-  EXPECT_EQ(got, std::vector<float>(16 * 40, 2.0f * 51));
+  // 51 rounds reverse each row 51 times (an odd number: reversed) and add 2 a round.
+  std::vector<float> expected(start.size());
+  for (std::size_t i = 0; i < start.size(); ++i) expected[i] = float(39 - i % 40) + 2.0f * 51;
+  EXPECT_EQ(x.to_vector<float>(), expected);
 }
 
 // Launches that miss the thread's memo (another domain, mode or stream each time) still

@@ -151,6 +151,7 @@ void finish(CUstream stream, Finish which) {
 struct LaunchRecord {
   unsigned grid[3] = {0, 0, 0};
   unsigned block[3] = {0, 0, 0};
+  unsigned shared_bytes = 0;  // sharedMemBytes: the dynamic shared memory per block
   std::vector<std::vector<unsigned char>> params;
 };
 std::mutex launch_mutex;
@@ -195,6 +196,12 @@ STUBJIT_FAKE_EXPORT std::size_t stubjit_fake_cuda_last_launch(unsigned* dims) {
     dims[3 + i] = last_launch.block[i];
   }
   return last_launch.params.size();
+}
+
+// The dynamic shared memory bytes per block the last launch asked for.
+STUBJIT_FAKE_EXPORT unsigned stubjit_fake_cuda_last_shared_bytes() {
+  std::lock_guard<std::mutex> lock(launch_mutex);
+  return last_launch.shared_bytes;
 }
 
 // Parameter `index` of the last launch into `out` (at most `capacity` bytes); returns its
@@ -378,7 +385,8 @@ STUBJIT_FAKE_EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfun
 // on its stream (it runs nothing).
 STUBJIT_FAKE_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, unsigned gy,
                                             unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                                            unsigned, CUstream stream, void** params, void**) {
+                                            unsigned shared_bytes, CUstream stream, void** params,
+                                            void**) {
   const CUresult r = in_context("cuLaunchKernel");
   if (r != CUDA_SUCCESS) return r;
   const int fail_from = env_int("STUBJIT_FAKE_CUDA_FAIL_LAUNCH", 0);
@@ -392,6 +400,7 @@ STUBJIT_FAKE_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned gx, un
   const unsigned dims[6] = {gx, gy, gz, bx, by, bz};
   std::copy(dims, dims + 3, record.grid);
   std::copy(dims + 3, dims + 6, record.block);
+  record.shared_bytes = shared_bytes;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     const auto* bytes = static_cast<const unsigned char*>(params[i]);
     record.params.emplace_back(bytes, bytes + sizes[i]);

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <numeric>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "common/kernels.hpp"
 #include "common/stub_entry_binary.hpp"
 #include "cuda/env_guard.hpp"
+#include "cuda/group_kernels.hpp"
 #include "cuda/nvrtc_for_tests.hpp"
 #include "stubjit/stubjit.hpp"
 
@@ -30,6 +32,8 @@ struct FakeDriver {
   int (*ctx_set_current)(void*) = nullptr;
   void* (*context_at_last)(const char*) = nullptr;
   long (*calls)(const char*) = nullptr;
+  std::size_t (*last_launch)(unsigned*) = nullptr;  // grid x, y, z, then block x, y, z
+  unsigned (*last_shared_bytes)() = nullptr;
 
   void* current() const {
     void* context = nullptr;
@@ -52,6 +56,8 @@ const FakeDriver& fake() {
     find(d.ctx_set_current, "cuCtxSetCurrent");
     find(d.context_at_last, "stubjit_fake_cuda_context_at_last");
     find(d.calls, "stubjit_fake_cuda_calls");
+    find(d.last_launch, "stubjit_fake_cuda_last_launch");
+    find(d.last_shared_bytes, "stubjit_fake_cuda_last_shared_bytes");
     return d;
   }();
   return driver;
@@ -311,6 +317,169 @@ TEST(CudaFakeDriver, ADispatchFailingAfterOthersWereIssuedSaysHowMany) {
     }
   }
   EXPECT_EQ(runtime.counters().launches, 1u);
+}
+
+// Group launches once the stub is loaded (group_launch.cpp's fit_to_module): where the
+// driver says the loaded entry runs fewer threads per block than planned (as its
+// registers may allow fewer than its launch bounds: STUBJIT_FAKE_CUDA_MAX_THREADS), a
+// kernel whose group size is not fixed runs with that many, rounded down to whole
+// warps; a fixed size is refused with a PlanError before anything is launched.
+
+constexpr std::uint32_t fake_function_limit = 200;  // whole warps of 32: 192
+constexpr std::uint32_t fitted_group = 192;
+
+// The grid and block of the driver's last cuLaunchKernel.
+struct LaunchDims {
+  std::array<unsigned, 3> grid{};
+  std::array<unsigned, 3> block{};
+};
+LaunchDims last_launch_dims() {
+  unsigned dims[6] = {};
+  fake().last_launch(dims);
+  return {{dims[0], dims[1], dims[2]}, {dims[3], dims[4], dims[5]}};
+}
+
+// An elastic group kernel (no BlockConstraints) with two shared arrays: each group
+// reverses its row through `buffer` (n floats) and marks it through `marks` (5 doubles).
+KernelSource elastic_shared_kernel() {
+  return {"elastic_reverse",
+          {group("g"), scalar<std::int64_t>("n"), inout<float>("row", 1),
+           shared<float>("buffer", {"n"}), shared<double>("marks", {"5"})},
+          "g.inner(n, [&](stubjit::i64 k) { buffer(k) = row(k); });\n"
+          "g.single([&] { marks(0) = 1.0; });\n"
+          "g.fence();\n"
+          "g.inner(n, [&](stubjit::i64 k) { row(k) = buffer(n - 1 - k) + float(marks(0)); });"};
+}
+
+// The same kind of body, its groups fixed at 256 threads.
+KernelSource fixed_group_kernel() {
+  KernelSource source{"fixed_group",
+                      {group("g"), scalar<std::int64_t>("n"), inout<float>("row", 1)},
+                      "g.inner(n, [&](stubjit::i64 k) { row(k) += 1.0f; });"};
+  source.block.shape = {256, 1, 1};
+  return source;
+}
+
+// The shared bytes of elastic_shared_kernel for `n`: each array rounded up to 16 bytes.
+std::uint32_t elastic_shared_bytes(std::uint32_t n) {
+  const auto round16 = [](std::uint32_t bytes) { return (bytes + 15) / 16 * 16; };
+  return round16(n * 4) + round16(5 * 8);
+}
+
+TEST(CudaFakeDriverGroups, AnElasticGroupKernelShrinksToTheEntrysLimitInWholeWarps) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  ASSERT_TRUE(fake().last_launch && fake().last_shared_bytes);
+  constexpr std::int64_t n = 37;
+  ASSERT_EQ(elastic_shared_bytes(n), 160u + 48u);  // 148 -> 160, 40 -> 48
+  LaunchOptions options;
+  options.group_size = 256;
+  {
+    // Without a lower limit, the launch runs the 256 threads it asked for.
+    Runtime runtime(on_device_0());
+    Kernel kernel = runtime.kernel(elastic_shared_kernel());
+    Field rows = runtime.allocate<float>({4, n});
+    const LaunchSummary summary = kernel.launch(options, Domain{4}, n, rows);
+    EXPECT_EQ(summary.group_size, 256u);
+    EXPECT_EQ(last_launch_dims().block, (std::array<unsigned, 3>{256, 1, 1}));
+  }
+  EnvGuard limit{"STUBJIT_FAKE_CUDA_MAX_THREADS", std::to_string(fake_function_limit)};
+  Runtime runtime(on_device_0());
+  Kernel kernel = runtime.kernel(elastic_shared_kernel());
+  Field rows = runtime.allocate<float>({4, n});
+  const long launches = fake().calls("cuLaunchKernel");
+  const LaunchSummary summary = kernel.launch(options, Domain{4}, n, rows);
+  EXPECT_EQ(summary.group_size, fitted_group);
+  EXPECT_EQ(summary.shared_bytes, elastic_shared_bytes(n));
+  EXPECT_EQ(summary.dispatches, 1u);
+  EXPECT_EQ(fake().calls("cuLaunchKernel"), launches + 1);
+  const LaunchDims dims = last_launch_dims();
+  EXPECT_EQ(dims.block, (std::array<unsigned, 3>{fitted_group, 1, 1}));
+  EXPECT_EQ(std::uint64_t(dims.grid[0]) * dims.grid[1] * dims.grid[2], 4u) << "one per group";
+  EXPECT_EQ(fake().last_shared_bytes(), summary.shared_bytes);
+  EXPECT_EQ(runtime.counters().launches, 1u);
+  // prepare fits the same way, and says so.
+  EXPECT_EQ(kernel.prepare(options, Domain{4}, n, rows).group_size, fitted_group);
+}
+
+void expect_refused_fixed_size(const PlanError& error) {
+  EXPECT_EQ(error.limit(), "max_group_threads");
+  EXPECT_EQ(error.limit_value(), fake_function_limit);
+  const std::string what = error.what();
+  EXPECT_NE(what.find("256"), std::string::npos) << what;
+  EXPECT_NE(what.find(std::to_string(fake_function_limit)), std::string::npos) << what;
+}
+
+TEST(CudaFakeDriverGroups, AFixedGroupSizeAboveTheEntrysLimitIsRefusedBeforeAnyLaunch) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  EnvGuard limit{"STUBJIT_FAKE_CUDA_MAX_THREADS", std::to_string(fake_function_limit)};
+  Runtime runtime(on_device_0());
+  Kernel kernel = runtime.kernel(fixed_group_kernel());
+  Field rows = runtime.allocate<float>({4, 64});
+  LaunchOptions options;
+  options.group_size = 256;
+  const long launches = fake().calls("cuLaunchKernel");
+  try {
+    kernel.launch(options, Domain{4}, std::int64_t(64), rows);
+    FAIL() << "launched fixed groups of 256 threads with an entry that takes "
+           << fake_function_limit;
+  } catch (const PlanError& error) {
+    expect_refused_fixed_size(error);
+  }
+  EXPECT_EQ(fake().calls("cuLaunchKernel"), launches) << "a refused launch reached the driver";
+  EXPECT_EQ(runtime.counters().launches, 0u);
+}
+
+TEST(CudaFakeDriverGroups, PrepareRefusesAFixedGroupSizeAboveTheEntrysLimit) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  EnvGuard limit{"STUBJIT_FAKE_CUDA_MAX_THREADS", std::to_string(fake_function_limit)};
+  Runtime runtime(on_device_0());
+  Kernel kernel = runtime.kernel(fixed_group_kernel());
+  Field rows = runtime.allocate<float>({4, 64});
+  const long loads = fake().calls("cuModuleLoadDataEx");
+  const long launches = fake().calls("cuLaunchKernel");
+  try {
+    kernel.prepare(Domain{4}, std::int64_t(64), rows);  // group size 0: the fixed 256
+    FAIL() << "prepared fixed groups of 256 threads with an entry that takes "
+           << fake_function_limit;
+  } catch (const PlanError& error) {
+    expect_refused_fixed_size(error);
+  }
+  EXPECT_EQ(fake().calls("cuModuleLoadDataEx"), loads + 1) << "the stub was loaded first";
+  EXPECT_EQ(fake().calls("cuLaunchKernel"), launches);
+}
+
+TEST(CudaFakeDriverGroups, ATiledLaunchSpreadsItsTileOverTheFittedGroup) {
+  REQUIRE_FAKE_DRIVER();
+  FakeEnvironment env;
+  ASSERT_TRUE(fake().last_launch);
+  LaunchOptions options;
+  options.tile = Tile{16, 16};
+  const auto launch = [&](Runtime& runtime) {
+    Kernel kernel = runtime.kernel(test::groups::mark_tiles_kernel());
+    Field tiles = runtime.allocate<std::int64_t>({16, 16});
+    Field locals = runtime.allocate<std::int64_t>({16, 16});
+    Field visits = runtime.allocate<std::int32_t>({16, 16});
+    return kernel.launch(options, Domain{16, 16}, tiles, locals, visits);
+  };
+  {
+    // Without a lower limit, the tile is the group's shape: 16 x 16 threads.
+    Runtime runtime(on_device_0());
+    EXPECT_EQ(launch(runtime).group_size, 256u);
+    EXPECT_EQ(last_launch_dims().block, (std::array<unsigned, 3>{16, 16, 1}));
+  }
+  EnvGuard limit{"STUBJIT_FAKE_CUDA_MAX_THREADS", std::to_string(fake_function_limit)};
+  Runtime runtime(on_device_0());
+  const long launches = fake().calls("cuLaunchKernel");
+  const LaunchSummary summary = launch(runtime);
+  EXPECT_EQ(summary.group_size, fitted_group);
+  EXPECT_EQ(summary.dispatches, 1u);
+  EXPECT_EQ(fake().calls("cuLaunchKernel"), launches + 1);
+  const LaunchDims dims = last_launch_dims();
+  EXPECT_EQ(dims.block, (std::array<unsigned, 3>{fitted_group, 1, 1}));
+  EXPECT_EQ(dims.grid, (std::array<unsigned, 3>{1, 1, 1})) << "one tile, one group";
 }
 
 }  // namespace

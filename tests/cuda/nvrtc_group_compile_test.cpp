@@ -156,5 +156,32 @@ TEST(NvrtcGroupCompile, ErrorInAGroupBodyIsReportedAtTheBodysLine) {
   }
 }
 
+// A group stub written for warps other than CUDA's 32 lanes does not compile: its
+// worker and vector loops and masks hold for the hardware's warps only.
+TEST(NvrtcGroupCompile, AGroupStubForAnotherWarpWidthIsRefused) {
+  REQUIRE_NVRTC();
+  const KernelSource kernel{"warp_group",
+                            {group("g"), inout<float>("y", 1)},
+                            "g.vector_loop(4, [&](int k) { y(k) = 1; });\ng.vector_fence();"};
+  GroupStubCase c;
+  c.kernel = kernel;
+  c.bindings = {Binding::index, Binding::broadcast};
+  const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
+                               CudaTarget{parse_cuda_arch("sm_90"), false});
+  const auto compile = [&](std::uint32_t warp) {
+    const GeneratedStub stub = generate_stub(test::groups::group_request(c, "cuda", 32, warp));
+    return compiler.compile({stub.source, stub.file_name, stub.entry, kernel.name, {}});
+  };
+  EXPECT_NO_THROW(compile(32));
+  for (const std::uint32_t warp : {16u, 64u}) {
+    try {
+      compile(warp);
+      ADD_FAILURE() << "a group stub for warps of " << warp << " compiled";
+    } catch (const CompileError& error) {
+      EXPECT_NE(error.log().find("must be CUDA's 32 lanes"), std::string::npos) << error.log();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stubjit::detail

@@ -24,7 +24,7 @@ struct Context {
       warp_lanes;  // lanes of this thread's warp that exist (the last warp of a block may be short)
   void* block_state;  // the device's per-block state, for the services below
   // The block's group-shared memory (LaunchParams::shared_bytes of it, 16-byte aligned;
-  // its contents left from the block before, as on a GPU).
+  // filled with a pattern, as a GPU's holds whatever was there before).
   void* group_memory;
   // Waits until every thread of the block has called it (__syncthreads).
   void (*sync_block)(void* block_state);

@@ -98,6 +98,33 @@ EMULATED_GROUP_TEST(RankFourTileSpreadOverTheGroup, check_rank_four_tile)
 EMULATED_GROUP_TEST(YaklColumnAgainstAHostLoop, check_yakl_column)
 EMULATED_GROUP_TEST(TiledTransposeThroughSharedMemory, check_shared_tile_transpose)
 
+// A tile of rank 2 or 3 that the device runs as one block is the block's shape: each
+// position runs on the thread at its place in the tile, x along the last dimension.
+TEST_P(EmulatedGroups, ATileIsTheGroupsShape) {
+  Runtime runtime = make_runtime();
+  Kernel where = runtime.kernel(
+      KernelSource{"thread_of",
+                   {local_index("l"), inout<std::int64_t>("thread"), inout<std::int64_t>("place")},
+                   "thread = (stubjit::i64(threadIdx.z) * 100 + threadIdx.y) * 100 + threadIdx.x;\n"
+                   "stubjit::i64 p = 0;\n"
+                   "for (int d = 0; d < l.rank; ++d) p = p * 100 + l[d];\n"
+                   "place = p;"});
+  for (const Tile& tile : {Tile{8, 5}, Tile{4, 2, 4}}) {
+    const std::vector<std::int64_t> extents =
+        tile.rank == 2 ? std::vector<std::int64_t>{21, 13} : std::vector<std::int64_t>{9, 5, 6};
+    std::vector<Dim> dims;
+    for (const std::int64_t e : extents) dims.push_back(Dim{0, e, 1});
+    Field thread = runtime.allocate<std::int64_t>(extents);
+    Field place = runtime.allocate<std::int64_t>(extents);
+    thread.copy_from(std::vector<std::int64_t>(std::size_t(thread.size()), -1));
+    LaunchOptions options;
+    options.tile = tile;
+    EXPECT_EQ(where.launch(options, Domain(dims), thread, place).group_size, tile.elements());
+    // place: the position in the tile, its last dimension lowest (x), then y, z.
+    EXPECT_EQ(thread.to_vector<std::int64_t>(), place.to_vector<std::int64_t>());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedGroups, ::testing::ValuesIn(group_cases()),
                          GroupCaseName());
 

@@ -53,15 +53,24 @@ TEST(GroupThreads, ElasticTakesTheRequestOrTheDevicesPreferredGroup) {
   EXPECT_EQ(group_threads(1, 0, {}, limits), 1u);
 }
 
-TEST(GroupThreads, ElasticAndShrinkableShrinkToTheDeviceInWholeWarps) {
+TEST(GroupThreads, SizesNotAskedForShrinkToTheLimitInWholeWarps) {
   DeviceLimits limits = gpu_limits(64);
   limits.max_threads_per_block = 1000;
-  EXPECT_EQ(group_threads(4096, 0, {}, limits), 960u);  // 15 wavefronts of 64
   EXPECT_EQ(group_threads(0, 2048, {}, limits), 960u);  // a tile bigger than a group
   EXPECT_EQ(group_threads(0, 0, shrinkable(900), limits), 256u);
   EXPECT_EQ(group_threads(0, 2048, shrinkable(900), limits), 896u);  // 14 wavefronts
+  limits.preferred_block.spread = {2048, 1, 1};
+  EXPECT_EQ(group_threads(0, 0, {}, limits), 960u);  // the device's preference, cut
   limits.max_threads_per_block = 40;
-  EXPECT_EQ(group_threads(100, 0, {}, limits), 40u);  // below one warp: as is
+  EXPECT_EQ(group_threads(0, 100, {}, limits), 40u);  // below one warp: as is
+}
+
+TEST(GroupThreads, AnElasticRequestAboveTheDevicesLimitNamesBoth) {
+  DeviceLimits limits = gpu_limits(64);
+  limits.max_threads_per_block = 1000;
+  expect_plan_error([&] { group_threads(4096, 0, {}, limits); }, "max_threads_per_block",
+                    {"4096", "1000"});
+  EXPECT_EQ(group_threads(1000, 0, {}, limits), 1000u);  // at the limit: as asked
 }
 
 TEST(GroupThreads, ARequestAboveTheCompiledMaximumNamesBothNumbers) {

@@ -17,7 +17,11 @@
 
 namespace stubjit::detail {
 
-using CpuEntry = void (*)(const void* args, const LaunchParams* lp, u64 group_begin, u64 group_end);
+// A CPU stub's entry: runs groups [group_begin, group_end) of a dispatch. `group_memory`:
+// LaunchParams::shared_bytes of memory for the shared arrays of a group stub, 16-byte
+// aligned and the calling thread's own (host_runner.cpp); unused by other stubs.
+using CpuEntry = void (*)(const void* args, const LaunchParams* lp, u64 group_begin, u64 group_end,
+                          u8* group_memory);
 
 // A memfd holding `bytes`, sealed (no write, grow, shrink or further seal). Throws
 // BackendError when the kernel cannot make one.
