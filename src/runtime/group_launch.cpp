@@ -181,12 +181,22 @@ Extent3 group_shape(const Tile& tile, std::uint32_t threads, const DeviceLimits&
   return {threads, 1, 1};
 }
 
+// Where one host thread runs a group (the CPU), the plan's group is the largest the
+// device allows: the runner weighs a dispatch by its groups' threads, and a group of a
+// group kernel is a whole loop nest, so any two groups are worth spreading over its
+// threads (a group of the requested size weighed as a few elements, and launches of a
+// hundred groups ran on one core).
+Extent3 host_group(const RuntimeState& runtime) {
+  return {runtime.limits.max_threads_per_block, 1, 1};
+}
+
 void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::uint32_t threads,
                  GroupLaunch& out) {
   const RuntimeState& runtime = *kernel.runtime;
   const bool group = out.variant.pattern == Pattern::group;
-  const Extent3 shape =
-      group ? Extent3{threads, 1, 1} : group_shape(options.tile, threads, runtime.limits);
+  const Extent3 shape = !out.device_threads ? host_group(runtime)
+                        : group             ? Extent3{threads, 1, 1}
+                                            : group_shape(options.tile, threads, runtime.limits);
   const u64 groups = group_count(*out.run, options.tile, group);
   if (groups == 0) {
     out.plan = Plan{};
@@ -316,14 +326,16 @@ Plan group_kernel_plan(const KernelState& kernel, const Domain& domain,
                        std::optional<Mode> forced) {
   const RuntimeState& runtime = *kernel.runtime;
   const std::uint32_t threads = group_threads(0, 0, kernel.source.block, runtime.limits);
+  const Extent3 shape =
+      runtime.toolchain->traits().warp_constant ? Extent3{threads, 1, 1} : host_group(runtime);
   if (domain.empty()) {
     Plan plan;
     plan.mode = Mode::spread;
     plan.rank = domain.rank();
-    plan.block = {threads, 1, 1};
+    plan.block = shape;
     return plan;
   }
-  Plan plan = make_group_plan(static_cast<u64>(domain.size()), {threads, 1, 1}, runtime.limits,
+  Plan plan = make_group_plan(static_cast<u64>(domain.size()), shape, runtime.limits,
                               runtime.options.policy, forced);
   if (runtime.limits_overridden) check_plan_within(plan, runtime.device_limits);
   return plan;

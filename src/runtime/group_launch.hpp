@@ -34,8 +34,8 @@ void plan_group_launch(const KernelState& kernel, const Domain& domain, const Ar
                        std::size_t count, const LaunchOptions& options, GroupLaunch& out);
 
 // Kernel::plan of a group kernel: its groups over the grid, each of the group size a
-// launch without options gets (on the CPU, the weight its runner gives a group; one
-// host thread runs it).
+// launch without options gets (on the CPU the device's largest group: the weight its
+// runner gives a group, which one host thread runs).
 Plan group_kernel_plan(const KernelState& kernel, const Domain& domain, std::optional<Mode> forced);
 
 // The summary of a planned group launch (compiled false).
