@@ -1,8 +1,18 @@
+// Compiled twice (bench/CMakeLists.txt): as bench_hand_loops, every baseline with
+// g++ -O3 -march=native -fopenmp; and as bench_hand_loops_256 with
+// -mprefer-vector-width=256 added (the stubs' vector width) and
+// STUBJIT_HAND_LOOPS_256 defined, the column kernel alone, as hand_yakl_columns_256:
+// the same source text either way.
 #include "hand_loops.hpp"
 
 #include <omp.h>
 
 #include <vector>
+
+#ifdef STUBJIT_HAND_LOOPS_256
+#define STUBJIT_HAND_YAKL_COLUMNS hand_yakl_columns_256
+#else
+#define STUBJIT_HAND_YAKL_COLUMNS hand_yakl_columns
 
 void hand_saxpy_2d(std::int64_t rows, std::int64_t cols, float a, const float* x, float* y) {
 #pragma omp parallel for schedule(static)
@@ -145,9 +155,31 @@ void hand_stencil(const HandNest& nest, int neighbours, const std::int64_t* neig
   });
 }
 
-void hand_yakl_columns(i64 ny, i64 nx, i64 nz, double rdz, const double* state,
-                       const double* density, const double* theta, double* w, double* momentum,
-                       double* tend) {
+void hand_copy_columns(i64 ny, i64 nx, i64 nz, const double* state, const double* density,
+                       const double* theta, double* w, double* momentum, double* tend) {
+  const i64 levels = nz + 2;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (i64 j = 0; j < ny; ++j)
+    for (i64 i = 0; i < nx; ++i) {
+      const i64 column = j * nx + i;
+      const double* __restrict s = state + column * nz;
+      const double* __restrict rho = density + column * levels;
+      const double* __restrict th = theta + column * levels;
+      double* __restrict wc = w + column * levels;
+      double* __restrict mc = momentum + column * levels;
+      double* __restrict tc = tend + column * nz;
+      for (i64 k = 0; k < nz; ++k) tc[k] = s[k];
+      for (i64 k = 0; k < levels; ++k) wc[k] = rho[k];
+      for (i64 k = 0; k < levels; ++k) mc[k] = th[k];
+    }
+}
+
+#endif  // STUBJIT_HAND_LOOPS_256
+
+void STUBJIT_HAND_YAKL_COLUMNS(std::int64_t ny, std::int64_t nx, std::int64_t nz, double rdz,
+                               const double* state, const double* density, const double* theta,
+                               double* w, double* momentum, double* tend) {
+  using i64 = std::int64_t;
   const i64 levels = nz + 2;
 #pragma omp parallel
   {

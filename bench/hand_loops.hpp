@@ -1,4 +1,5 @@
-// Hand-written baselines, compiled with g++ -O3 -march=native -fopenmp.
+// Hand-written baselines, compiled with g++ -O3 -march=native -fopenmp (one of them also
+// with -mprefer-vector-width=256).
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,19 @@ void hand_lower_triangle(std::int64_t n, double* a);
 void hand_yakl_columns(std::int64_t ny, std::int64_t nx, std::int64_t nz, double rdz,
                        const double* state, const double* density, const double* theta, double* w,
                        double* momentum, double* tend);
+
+// The same function compiled with -mprefer-vector-width=256 added, the vector width the
+// CPU backend asks Clang for in the stubs (bench_hand_loops_256: hand_loops.cpp again).
+void hand_yakl_columns_256(std::int64_t ny, std::int64_t nx, std::int64_t nz, double rdz,
+                           const double* state, const double* density, const double* theta,
+                           double* w, double* momentum, double* tend);
+
+// A plain copy of the bytes hand_yakl_columns must move at least, in the same columns
+// and the same OpenMP schedule: state to tend, density to w, theta to momentum (each
+// input read once, each output written once): the memory-bandwidth reference.
+void hand_copy_columns(std::int64_t ny, std::int64_t nx, std::int64_t nz, const double* state,
+                       const double* density, const double* theta, double* w, double* momentum,
+                       double* tend);
 
 // A loop nest for the shape matrix (bench/shape_matrix.cpp): `rank` loops, outermost
 // first, in the order a hand-writer would walk the fields (memory order), with each
