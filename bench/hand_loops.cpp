@@ -174,6 +174,20 @@ void hand_copy_columns(i64 ny, i64 nx, i64 nz, const double* state, const double
     }
 }
 
+float hand_reduce_sum(const float* x, i64 n) {
+  float s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+  for (i64 k = 0; k < n; ++k) s += x[k];
+  return s;
+}
+
+float hand_reduce_sum_simd(const float* x, i64 n) {
+  float s = 0;
+#pragma omp parallel for simd reduction(+ : s) schedule(static)
+  for (i64 k = 0; k < n; ++k) s += x[k];
+  return s;
+}
+
 #endif  // STUBJIT_HAND_LOOPS_256
 
 void STUBJIT_HAND_YAKL_COLUMNS(std::int64_t ny, std::int64_t nx, std::int64_t nz, double rdz,

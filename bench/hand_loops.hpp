@@ -35,6 +35,13 @@ void hand_yakl_columns_256(std::int64_t ny, std::int64_t nx, std::int64_t nz, do
                            const double* state, const double* density, const double* theta,
                            double* w, double* momentum, double* tend);
 
+// The sum of n floats: `#pragma omp parallel for reduction(+ : s)` over a plain loop
+// (bench/reduce_bench.cpp's baseline).
+float hand_reduce_sum(const float* x, std::int64_t n);
+// The same with `parallel for simd`: OpenMP lets the compiler vectorize the sum (it may
+// reorder it), the fastest plain-C++ sum g++ gives without -ffast-math.
+float hand_reduce_sum_simd(const float* x, std::int64_t n);
+
 // A plain copy of the bytes hand_yakl_columns must move at least, in the same columns
 // and the same OpenMP schedule: state to tend, density to w, theta to momentum (each
 // input read once, each output written once): the memory-bandwidth reference.

@@ -14,10 +14,15 @@
 
 namespace stubjit {
 
+class Field;
+class Stream;
+
 namespace detail {
 class RuntimeState;
-}
-class Stream;
+// A rank-0 field over `memory`, device memory of `runtime` for one element of `type`,
+// released with the field's last handle (Kernel::reduce's result).
+Field device_field(std::shared_ptr<RuntimeState> runtime, void* memory, ElementType type);
+}  // namespace detail
 
 enum class Layout : std::uint8_t { row_major, column_major };
 
@@ -127,6 +132,8 @@ class STUBJIT_API Field {
 
  private:
   friend class Runtime;
+  friend Field detail::device_field(std::shared_ptr<detail::RuntimeState> runtime, void* memory,
+                                    ElementType type);
   void check_host_type(ElementType host_type, std::size_t count) const;
   // Everything a copy of `bytes` needs: a dense field of that size (and writable
   // when `into`).

@@ -135,6 +135,11 @@ struct Tile {
   }
 };
 
+// How a reduce launch writes its result field: combine: each element combined with
+// what the field holds (C += A*B); assign: each element overwritten with the
+// reduction alone.
+enum class ReduceUpdate : std::uint8_t { combine, assign };
+
 struct LaunchOptions {
   std::optional<Mode> mode;        // force a mode (PlanError if it cannot cover)
   const Stream* stream = nullptr;  // nullptr: the runtime's default stream
@@ -145,6 +150,11 @@ struct LaunchOptions {
   std::uint32_t group_size = 0;
   // A per-element kernel: run it tile by tile (Tile). Rank 0: untiled.
   Tile tile{};
+  // Reduce kernels (result<T>) whose result has rank N-1 over a rank-N domain: the
+  // dimension of the domain the reduction eliminates (-1: the last). A result of rank
+  // 0 takes the whole domain whatever this says.
+  int reduce_dimension = -1;
+  ReduceUpdate reduce_update = ReduceUpdate::combine;
 };
 
 // What a launch did, cheap enough to return from every launch.
@@ -165,6 +175,9 @@ struct LaunchSummary {
   // and the bytes of group-shared memory each had; 0 for untiled per-element launches.
   std::uint32_t group_size = 0;
   std::uint32_t shared_bytes = 0;
+  // Reduce launches: the groups each of the result's elements was reduced by (their
+  // partial values combined in a fixed order by the last to finish); 0 otherwise.
+  std::uint32_t reduce_parts = 0;
 };
 
 // A compiled stub's bytes, as the runtime's backend made them (Kernel::binary).
@@ -205,6 +218,26 @@ class STUBJIT_API Kernel {
   }
   LaunchSummary launch_args(const Domain& domain, const Arg* args, std::size_t count,
                             const LaunchOptions& options = {});
+
+  // A reduce kernel whose result has rank 0: the combination of its values over the
+  // whole domain (the combiner's identity for an empty domain), returned to the host.
+  // `args` are the launch's arguments without the result (the launch writes it to a
+  // field of its own, which it allocates); T must be the result's element type
+  // (ArgumentError otherwise). Waits for the launch to finish.
+  template <class T, class... A>
+  T reduce(const Domain& domain, A&&... args) {
+    return reduce<T>(LaunchOptions{}, domain, std::forward<A>(args)...);
+  }
+  template <class T, class... A>
+  T reduce(const LaunchOptions& options, const Domain& domain, A&&... args) {
+    const std::array<Arg, sizeof...(A)> packed{Arg(std::forward<A>(args))...};
+    T value{};
+    reduce_args(domain, packed.data(), packed.size(), options, element_type_v<T>, &value);
+    return value;
+  }
+  // The same with the arguments as an array; writes the value's bytes to `value`.
+  LaunchSummary reduce_args(const Domain& domain, const Arg* args, std::size_t count,
+                            const LaunchOptions& options, ElementType type, void* value);
 
   // Compiles, or finds in memory or on disk, the stub a launch with these arguments
   // would need, and returns without running the kernel: the following launch is a

@@ -29,6 +29,32 @@ enum class ParamKind : std::uint8_t {
 
 enum class Access : std::uint8_t { read_only, read_write };
 
+// How a reduction combines the values its kernel's elements yield (result<T>): an
+// associative and commutative operation with an identity (docs/patterns.md).
+//   sum, product         a + b, a * b (identity 0, 1); every element type
+//   min, max             the smaller, the larger (a < b): real types (identity: the
+//                        type's largest or smallest value, infinities for floats)
+//   bit_and, bit_or,     a & b, a | b, a ^ b: integer types and bool (identity all
+//   bit_xor              ones, 0, 0)
+//   any, all             a || b, a && b: bool (identity false, true): IrGL's flags
+//   custom               the expressions of Param::combine and Param::identity
+// `none`: not a reduction (every parameter but a result).
+enum class Combiner : std::uint8_t {
+  none,
+  sum,
+  product,
+  min,
+  max,
+  bit_and,
+  bit_or,
+  bit_xor,
+  any,
+  all,
+  custom
+};
+
+STUBJIT_API const char* name_of(Combiner combiner) noexcept;
+
 // How a parameter appears in the body:
 //   scalar<T>                 T name
 //   field<T> rank 0, read     T name            (the projected element)
@@ -39,6 +65,8 @@ enum class Access : std::uint8_t { read_only, read_write };
 //   tile_index, local_index   stubjit::Index<N> name   (positions: tile, and in the tile)
 //   group                     stubjit::Group name      (group.inner(n, f), group.fence(), ...)
 //   shared<T>                 stubjit::View<T, R> name (R = number of extents)
+//   result<T>                 T& name                  (the element's value, the identity
+//                                                       until the body sets it)
 struct STUBJIT_API Param {
   ParamKind kind = ParamKind::scalar;
   std::string name;
@@ -54,6 +82,15 @@ struct STUBJIT_API Param {
   // integer literal ("32") or the name of an integer scalar parameter of the kernel,
   // read at each launch ("nz").
   std::vector<std::string> extents{};
+  // A reduction's result (result<T>): a read-write field parameter whose combiner is
+  // not `none`. Custom combiners only: `combine`, a C++ expression over `a` and `b`
+  // (two values of the element type) giving their combination, and `identity`, an
+  // expression giving the value that combines with any x to x.
+  Combiner combiner = Combiner::none;
+  std::string combine{};
+  std::string identity{};
+
+  bool is_result() const noexcept { return combiner != Combiner::none; }
 };
 
 using Signature = std::vector<Param>;
@@ -150,9 +187,38 @@ Param shared(std::string name, std::vector<std::string> extents) {
   return param;
 }
 
+// The result of a reduction (docs/patterns.md): the kernel becomes a reduce kernel.
+// Its body runs once per index of the domain and sets `name` (a T&, the combiner's
+// identity until set) to the element's value; a launch combines them all with
+// `combiner`. The launch binds a read-write field of rank `rank` to it: rank 0 (one
+// element) takes the whole domain's combination; rank N-1 over a rank-N domain takes,
+// for each index of the other dimensions, the combination along the dimension
+// LaunchOptions::reduce_dimension eliminates. Either way the launch combines into
+// the field's existing values (c = c + sum, the patent's C += A*B), or overwrites
+// them with ReduceUpdate::assign; Kernel::reduce returns the whole domain's value.
+template <class T>
+Param result(std::string name, Combiner combiner, int rank = 0) {
+  Param param{ParamKind::field, std::move(name), element_type_v<T>, rank, Access::read_write};
+  param.combiner = combiner;
+  return param;
+}
+
+// A result with a combiner of the user's: `combine` an expression over `a` and `b`,
+// `identity` one giving the identity, both of type T, e.g.
+// result<double>("v", "a > b ? a : b", "-1e300"). The combination must be associative
+// and commutative: the launch combines in an order of its plan (the same order each
+// run of the same plan), not the domain's.
+template <class T>
+Param result(std::string name, std::string combine, std::string identity, int rank = 0) {
+  Param param = result<T>(std::move(name), Combiner::custom, rank);
+  param.combine = std::move(combine);
+  param.identity = std::move(identity);
+  return param;
+}
+
 // "scalar<float> a", "specialized<int32> n", "field<double, 2, read_write> y",
-// "mask<int32> inside", "index i", "tile_index t", "local_index l", "group g",
-// "shared<float>[32][nz] tile".
+// "mask<int32> inside", "result<double, sum, rank 0> v", "index i", "tile_index t", "local_index
+// l", "group g", "shared<float>[32][nz] tile".
 STUBJIT_API std::string to_string(const Param& param);
 
 }  // namespace stubjit

@@ -88,6 +88,11 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
                         quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
   }
   Binding binding;
+  if (param.is_result() && field.rank() != param.rank) {
+    throw ArgumentError(param.name, quoted(param) + " is " + to_string(param) +
+                                        ": it takes a field of rank " + std::to_string(param.rank) +
+                                        "; got " + describe_arg(arg));
+  }
   if (field.rank() == param.rank) {
     binding = Binding::broadcast;
   } else if (field.rank() == domain.rank() + param.rank) {

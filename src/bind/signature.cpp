@@ -20,7 +20,52 @@ Param group(std::string name) {
   return Param{ParamKind::group, std::move(name), ElementType::i64, 0, Access::read_only};
 }
 
+const char* name_of(Combiner combiner) noexcept {
+  switch (combiner) {
+    case Combiner::none:
+      return "none";
+    case Combiner::sum:
+      return "sum";
+    case Combiner::product:
+      return "product";
+    case Combiner::min:
+      return "min";
+    case Combiner::max:
+      return "max";
+    case Combiner::bit_and:
+      return "bit_and";
+    case Combiner::bit_or:
+      return "bit_or";
+    case Combiner::bit_xor:
+      return "bit_xor";
+    case Combiner::any:
+      return "any";
+    case Combiner::all:
+      return "all";
+    case Combiner::custom:
+      return "custom";
+  }
+  return "?";
+}
+
+namespace {
+
+// A custom combiner's expressions, length-prefixed: the text is part of the kernel's
+// identity, and no expression can read as another's end.
+std::string length_prefixed(const std::string& text) {
+  return std::to_string(text.size()) + ":" + text;
+}
+
+}  // namespace
+
 std::string to_string(const Param& param) {
+  if (param.kind == ParamKind::field && param.is_result()) {
+    std::string text = std::string("result<") + name_of(param.type) + ", " +
+                       name_of(param.combiner) + ", rank " + std::to_string(param.rank);
+    if (param.combiner == Combiner::custom)
+      text += ", " + length_prefixed(param.combine) + ", " + length_prefixed(param.identity);
+    return text + "> " + param.name;
+  }
   switch (param.kind) {
     case ParamKind::scalar:
       return std::string(param.specialized ? "specialized<" : "scalar<") + name_of(param.type) +

@@ -55,6 +55,7 @@ std::uint64_t StubVariant::hash() const noexcept {
   h = mix(h, (std::uint64_t(group_shape[0]) << 32) | group_shape[1]);
   h = mix(h, group_shape[2]);
   h = mix(h, tile_rank);
+  h = mix(h, static_cast<std::uint8_t>(reduce_dimension));
   for (std::size_t d = 0; d < tile_rank && d < tile.size(); ++d) h = mix(h, tile[d]);
   h = mix(h, bindings.size());
   for (std::uint64_t word : bindings.words()) h = mix(h, word);
@@ -111,6 +112,7 @@ std::string key_text(const StubIdentity& identity) {
     text << " tile";
     for (std::size_t d = 0; d < v.tile_rank && d < v.tile.size(); ++d) text << ' ' << v.tile[d];
   }
+  if (v.pattern == Pattern::reduce) text << " along " << int(v.reduce_dimension);  // likewise
   text << '\n'
        << "backend " << toolchain.backend << '\n'
        << "target " << toolchain.target << '\n'

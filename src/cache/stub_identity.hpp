@@ -105,6 +105,9 @@ struct StubVariant {
   // compiled in (zeros past tile_rank).
   std::uint8_t tile_rank = 0;
   std::array<std::uint32_t, 8> tile{};
+  // Reduce stubs: the dimension of the domain the reduction eliminates, -1 for a
+  // reduction of the whole domain.
+  std::int8_t reduce_dimension = -1;
 
   bool operator==(const StubVariant& other) const {
     return pattern == other.pattern && mode == other.mode && rank == other.rank &&
@@ -112,7 +115,7 @@ struct StubVariant {
            warp_size == other.warp_size && group_shape == other.group_shape &&
            tile_rank == other.tile_rank && tile == other.tile && bindings == other.bindings &&
            specialized == other.specialized && index_order == other.index_order &&
-           dense == other.dense;
+           dense == other.dense && reduce_dimension == other.reduce_dimension;
   }
   bool operator!=(const StubVariant& other) const { return !(*this == other); }
   std::uint64_t hash() const noexcept;

@@ -17,6 +17,7 @@
 #include "bind/view_stride.hpp"
 #include "codegen/dialect.hpp"
 #include "codegen/group_entries.hpp"
+#include "codegen/reduce_entries.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -47,6 +48,10 @@ class CppDialect final : public DialectEmitter {
   const char* file_extension() const override { return ".cpp"; }
 
   void emit_entry(const StubContext& context) const override {
+    if (context.request().pattern == Pattern::reduce) {
+      emit_cpp_reduce_entry(context);
+      return;
+    }
     if (context.request().pattern != Pattern::forall) {
       emit_cpp_group_entry(context);
       return;

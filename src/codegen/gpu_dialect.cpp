@@ -9,6 +9,7 @@
 
 #include "codegen/dialect.hpp"
 #include "codegen/group_entries.hpp"
+#include "codegen/reduce_entries.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -49,6 +50,10 @@ class GpuDialect final : public DialectEmitter {
     const std::string I = context.index_type();
     const std::uint32_t bound = context.request().max_threads_per_group;
     const std::string bounds = bound ? "__launch_bounds__(STUBJIT_MAX_GROUP_THREADS) " : "";
+    if (context.request().pattern == Pattern::reduce) {
+      emit_gpu_reduce_entry(context, bounds);
+      return;
+    }
     if (context.request().pattern != Pattern::forall) {
       emit_gpu_group_entry(context, bounds);
       return;

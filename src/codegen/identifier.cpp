@@ -121,6 +121,71 @@ void check_shared(const KernelSource& source, const Param& param, const std::str
   }
 }
 
+bool is_blank(const std::string& text) {
+  return text.find_first_not_of(" \t\r\n\f\v") == std::string::npos;
+}
+
+// The combiners each element type takes (signature.hpp's Combiner).
+bool combiner_takes(Combiner combiner, ElementType type) {
+  const bool complex = type == ElementType::complex_f32 || type == ElementType::complex_f64;
+  const bool boolean = type == ElementType::boolean;
+  switch (combiner) {
+    case Combiner::sum:
+    case Combiner::product:
+      return !boolean;
+    case Combiner::min:
+    case Combiner::max:
+      return !boolean && !complex;
+    case Combiner::bit_and:
+    case Combiner::bit_or:
+    case Combiner::bit_xor:
+      return boolean || is_integer_type(type);
+    case Combiner::any:
+    case Combiner::all:
+      return boolean;
+    case Combiner::custom:
+      return true;
+    case Combiner::none:
+      return false;
+  }
+  return false;
+}
+
+// A reduction's result: a read-write field of rank 0 to max_field_rank - 1 (one less
+// than a domain's), its combiner one its type takes, a custom one's expressions given.
+void check_result(const Param& param, const std::string& where) {
+  if (!is_valid(param.combiner)) {
+    throw SignatureError(where + " has combiner " + number_of(param.combiner) +
+                         ", which is no Combiner");
+  }
+  const bool custom = param.combiner == Combiner::custom;
+  if (!param.is_result() || !custom) {
+    if (!param.combine.empty() || !param.identity.empty()) {
+      throw SignatureError(where +
+                           " has a combine or identity expression; only a result with a custom "
+                           "combiner has them");
+    }
+  }
+  if (!param.is_result()) return;
+  if (param.kind != ParamKind::field || param.access != Access::read_write || param.mask) {
+    throw SignatureError(where + " has a combiner; only a result (result<T>) has one");
+  }
+  if (param.rank >= max_field_rank) {
+    throw SignatureError(where + " is a result of rank " + std::to_string(param.rank) +
+                         "; a result has rank 0 (the whole domain) to " +
+                         std::to_string(max_field_rank - 1) + " (one less than the domain's)");
+  }
+  if (!combiner_takes(param.combiner, param.type)) {
+    throw SignatureError(where + " combines " + name_of(param.type) + " values with " +
+                         name_of(param.combiner) + ", which does not take them");
+  }
+  if (custom && (is_blank(param.combine) || is_blank(param.identity))) {
+    throw SignatureError(where +
+                         " has a custom combiner; it needs a combine expression (over a and b) "
+                         "and an identity expression");
+  }
+}
+
 // Which parameters go with which pattern: a group kernel (one group parameter) has no
 // tile tokens, masks or filter; shared arrays belong to group kernels.
 void check_pattern(const KernelSource& source) {
@@ -149,6 +214,27 @@ void check_pattern(const KernelSource& source) {
       throw SignatureError(where +
                            " is a mask; masks filter the indices of per-element kernels, not "
                            "the groups of a group kernel");
+    }
+  }
+  const Param* result = nullptr;
+  for (const Param& param : source.signature) {
+    if (!param.is_result()) continue;
+    const std::string where = "kernel '" + source.name + "': parameter '" + param.name + "'";
+    if (result) {
+      throw SignatureError("kernel '" + source.name + "' has two results ('" + result->name +
+                           "' and '" + param.name + "'); a reduce kernel has one");
+    }
+    result = &param;
+    if (group) {
+      throw SignatureError(where +
+                           " is a result; a reduce kernel runs its body per element, "
+                           "and a group kernel per group: not both");
+    }
+  }
+  for (const Param& param : source.signature) {
+    if (result && (param.kind == ParamKind::tile_index || param.kind == ParamKind::local_index)) {
+      throw SignatureError("kernel '" + source.name + "': parameter '" + param.name + "' is a " +
+                           to_string(param) + " token; a reduce kernel is not tiled");
     }
   }
   if (group && !source.filter.empty()) {
@@ -244,8 +330,15 @@ void validate_kernel_source(const KernelSource& source) {
     }
     if (param.kind != ParamKind::shared && !param.extents.empty())
       throw SignatureError(where + " has extents; only shared arrays have them");
+    check_result(param, where);
   }
   check_pattern(source);
+}
+
+const Param* result_param(const KernelSource& source) {
+  for (const Param& param : source.signature)
+    if (param.is_result()) return &param;
+  return nullptr;
 }
 
 bool is_group_kernel(const KernelSource& source) {

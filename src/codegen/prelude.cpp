@@ -79,6 +79,11 @@ std::vector<PreludeHeader> prelude_for(const StubRequest& request, std::string_v
       if (request.pattern == Pattern::group) chosen.push_back(header);
       continue;
     }
+    // Likewise what reduce stubs share, in reduce stubs alone (a body has no use for it).
+    if (header.name == "reduce.h") {
+      if (request.pattern == Pattern::reduce) chosen.push_back(header);
+      continue;
+    }
     for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
       if (optional.name == header.name) {
         // The stub's own code is the generator's: it names what it uses, in full.

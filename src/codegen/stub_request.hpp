@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct StubRequest {
   // Tiled stubs: the tile's extents over the last tile_rank dimensions.
   std::uint8_t tile_rank = 0;
   std::array<std::uint32_t, 8> tile{};
+  // Reduce stubs: the dimension the reduction eliminates; -1: the whole domain.
+  int reduce_dimension = -1;
   Mode mode = Mode::direct;
   int rank = 1;
   int index_bits = 64;  // 32 or 64
@@ -60,6 +63,10 @@ struct StubRequest {
   std::vector<std::string> compiler_options;
 };
 
+// The bytes of stubjit::ReduceParams (kernels/stubjit/reduce.h), after a reduce
+// stub's packed arguments.
+inline constexpr std::size_t reduce_params_size = 40;
+
 struct GeneratedStub {
   std::string source;           // prelude + stub, ready to compile
   std::string entry;            // the extern "C" entry point
@@ -86,8 +93,8 @@ std::string entry_name(const StubRequest& request);
 // positions with the host's divisors; 7: index.h only where the stub's own code uses
 // it, and GPU direct stubs write their positions out; 8: the argument struct's members
 // are plain, slot.h is gone; 9: a CPU stub's entry takes the group memory the runner
-// gives it).
-inline constexpr int generator_version = 9;
+// gives it; 10: reduce stubs).
+inline constexpr int generator_version = 10;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

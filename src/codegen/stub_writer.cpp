@@ -2,11 +2,13 @@
 // the packed-argument struct, and the projection + call of one activity.
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bind/arg_layout.hpp"
 #include "codegen/dialect.hpp"
 #include "codegen/prelude.hpp"
+#include "codegen/reduce_entries.hpp"
 #include "codegen/scalar_literal.hpp"
 #include "codegen/stub_request.hpp"
 #include "codegen/user_code_check.hpp"
@@ -276,6 +278,10 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
         call += local;
         break;
       case Binding::broadcast:
+        if (p.is_result()) {
+          call += "stubjit_value";  // a reduce stub's element value (reduce_entries.cpp)
+          break;
+        }
         call += p.rank == 0 ? local + "[0]" : local + "_view";
         break;
       case Binding::projection: {
@@ -325,6 +331,7 @@ std::string kernel_param_decl(const Param& p, const StubContext& context) {
       return "stubjit::View<" + std::string(c_type(p.type)) + ", " +
              std::to_string(p.extents.size()) + ", " + I + "> " + p.name;
     case ParamKind::field:
+      if (p.is_result()) return std::string(c_type(p.type)) + "& " + p.name;
       if (p.rank == 0) {
         return std::string(c_type(p.type)) + (p.access == Access::read_write ? "& " : " ") + p.name;
       }
@@ -346,6 +353,25 @@ std::string filter_function(const StubContext& context, const DialectEmitter& di
          std::to_string(context.rank()) + ", " + context.index_type() + "> i)";
 }
 
+// A reduce stub's result with a custom combiner, or nullptr.
+const Param* custom_result(const StubContext& context) {
+  if (context.request().pattern != Pattern::reduce) return nullptr;
+  for (const Param& p : context.request().kernel->signature)
+    if (p.is_result() && p.combiner == Combiner::custom) return &p;
+  return nullptr;
+}
+
+// The user's combiner as functions: combine(a, b) and the identity.
+std::string combine_function(const Param& result, const DialectEmitter& dialect) {
+  const std::string T = c_type(result.type);
+  return std::string(dialect.function_qualifiers()) + " " + T + " stubjit_combine(" + T + " a, " +
+         T + " b)";
+}
+std::string identity_function(const Param& result, const DialectEmitter& dialect) {
+  return std::string(dialect.function_qualifiers()) + " " + c_type(result.type) +
+         " stubjit_identity()";
+}
+
 std::string user_function(const StubContext& context, const DialectEmitter& dialect) {
   const KernelSource& kernel = *context.request().kernel;
   std::string params;
@@ -362,6 +388,10 @@ void emit_user_declaration(const StubContext& context, const DialectEmitter& dia
   out.line(0, user_function(context, dialect) + ";");
   if (!context.request().kernel->filter.empty())
     out.line(0, filter_function(context, dialect) + ";");
+  if (const Param* result = custom_result(context)) {
+    out.line(0, combine_function(*result, dialect) + ";");
+    out.line(0, identity_function(*result, dialect) + ";");
+  }
   out.line(0, "}  // namespace stubjit_user");
   out.raw("\n");
 }
@@ -391,6 +421,23 @@ void emit_user_code(const StubContext& context, const DialectEmitter& dialect,
     emit_line_reset(out, file_name);
     out.line(0, "  );");
     out.line(0, "}");
+  }
+  if (const Param* result = custom_result(context)) {
+    // Each expression in parentheses of its own, converted to the result's type.
+    const std::string T = c_type(result->type);
+    for (const auto& [function, part, text] :
+         {std::tuple<std::string, const char*, const std::string*>{
+              combine_function(*result, dialect), "combine", &result->combine},
+          {identity_function(*result, dialect), "identity", &result->identity}}) {
+      out.line(0, function);
+      out.line(0, "{");
+      out.line(0, "  return " + T + "((");
+      out.raw("#line 1 \"" + kernel.name + "." + part + "\"\n");
+      out.block(*text);
+      emit_line_reset(out, file_name);
+      out.line(0, "  ));");
+      out.line(0, "}");
+    }
   }
   out.line(0, user_function(context, dialect));
   out.line(0, "{");
@@ -447,8 +494,15 @@ void emit_args_struct(const StubContext& context) {
     }
   }
   if (checks.empty()) out.line(1, "stubjit::i64 stubjit_unused;");
+  std::size_t size = layout.size;
+  if (request.pattern == Pattern::reduce) {
+    // After the arguments: the launch's reduce state (reduce.h).
+    out.line(1, "stubjit::ReduceParams stubjit_reduce;");
+    check("stubjit_reduce", layout.size, reduce_params_size);
+    size += reduce_params_size;
+  }
   out.line(0, "};");
-  out.line(0, "static_assert(sizeof(stubjit_args_t) == " + std::to_string(layout.size) +
+  out.line(0, "static_assert(sizeof(stubjit_args_t) == " + std::to_string(size) +
                   ", \"stubjit: argument layout mismatch\");");
   for (const std::string& line : checks) out.line(0, line);
   out.raw("\n");
@@ -461,6 +515,14 @@ std::string describe_tile(const StubRequest& request) {
   for (std::size_t d = 0; d < request.tile_rank && d < request.tile.size(); ++d)
     text += (d ? "x" : "") + std::to_string(request.tile[d]);
   return text;
+}
+
+// " of the whole domain", " along dimension 2" for a reduce stub.
+std::string describe_reduction(const StubRequest& request) {
+  if (request.pattern != Pattern::reduce) return "";
+  return request.reduce_dimension < 0
+             ? " of the whole domain"
+             : " along dimension " + std::to_string(request.reduce_dimension);
 }
 
 std::string describe_bindings(const StubRequest& request) {
@@ -497,6 +559,7 @@ GeneratedStub generate_stub(const StubRequest& request) {
   dialect.emit_preamble(context);
   emit_user_declaration(context, dialect);
   emit_args_struct(context);
+  if (request.pattern == Pattern::reduce) emit_reduce_functions(context, dialect);
   dialect.emit_entry(context);
   const std::vector<PreludeHeader> prelude = prelude_for(request, code.text());
   emit_user_code(context, dialect, stub.file_name);
@@ -516,7 +579,8 @@ GeneratedStub generate_stub(const StubRequest& request) {
            "// stubjit stub for kernel '" + request.kernel->name + "': dialect " + dialect.name() +
                (request.pattern == Pattern::forall
                     ? ", mode " + std::string(name_of(request.mode))
-                    : ", " + std::string(name_of(request.pattern)) + describe_tile(request)) +
+                    : ", " + std::string(name_of(request.pattern)) + describe_tile(request) +
+                          describe_reduction(request)) +
                ", rank " + std::to_string(request.rank) + ", index i" +
                std::to_string(request.index_bits) +
                (request.inner_count > 0 ? ", rows of " + std::to_string(request.inner_count)

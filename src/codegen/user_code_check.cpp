@@ -415,18 +415,33 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+void check_part(const KernelSource& kernel, const UserCodeRules& rules,
+                const std::string& stub_source, const char* part, const std::string& text) {
+  const Finding finding = Reader(text, rules).read();
+  if (finding.line == 0) return;
+  throw CompileError(kernel.name,
+                     kernel.name + "." + part + ":" + std::to_string(finding.line) + ":" +
+                         std::to_string(finding.column) + ": error: " + finding.message + "\n",
+                     stub_source);
+}
+
+}  // namespace
+
 void check_user_code(const KernelSource& kernel, const UserCodeRules& rules,
                      const std::string& stub_source) {
   for (const auto& [part, text] :
        {std::pair<const char*, const std::string*>{"helpers", &kernel.helpers},
         {"body", &kernel.body},
         {"filter", &kernel.filter}}) {
-    const Finding finding = Reader(*text, rules).read();
-    if (finding.line == 0) continue;
-    throw CompileError(kernel.name,
-                       kernel.name + "." + part + ":" + std::to_string(finding.line) + ":" +
-                           std::to_string(finding.column) + ": error: " + finding.message + "\n",
-                       stub_source);
+    check_part(kernel, rules, stub_source, part, *text);
+  }
+  // A custom combiner's expressions (result<T>) are user code too.
+  for (const Param& param : kernel.signature) {
+    if (param.combiner != Combiner::custom) continue;
+    check_part(kernel, rules, stub_source, "combine", param.combine);
+    check_part(kernel, rules, stub_source, "identity", param.identity);
   }
 }
 

@@ -154,6 +154,22 @@ Field Runtime::allocate(ElementType type, const std::vector<std::int64_t>& exten
   return field;
 }
 
+namespace detail {
+
+Field device_field(std::shared_ptr<RuntimeState> runtime, void* memory, ElementType type) {
+  Field field;
+  field.memory_ =
+      std::shared_ptr<void>(memory, [runtime](void* p) { runtime->device->deallocate(p); });
+  field.runtime_ = std::move(runtime);
+  field.data_ = memory;
+  field.type_ = type;
+  field.size_ = 1;
+  field.writable_ = true;
+  return field;
+}
+
+}  // namespace detail
+
 Field Runtime::wrap_memory(void* data, ElementType type, const std::vector<std::int64_t>& extents,
                            const std::vector<std::int64_t>& strides, bool writable) {
   if (!detail::is_valid(type))

@@ -21,6 +21,7 @@
 #include "runtime/launch_memo.hpp"
 #include "runtime/launch_params.hpp"
 #include "runtime/launch_steps.hpp"
+#include "runtime/reduce_launch.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "support/log.hpp"
@@ -276,6 +277,7 @@ KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
   validate_kernel_source(source);
   identity = std::make_shared<const KernelIdentity>(identify(source));
   group_kernel = is_group_kernel(source);
+  result = result_param(source);
   for (const Param& param : source.signature) {
     if (!tile_token &&
         (param.kind == ParamKind::tile_index || param.kind == ParamKind::local_index))
@@ -322,6 +324,7 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   }
   detail::StreamState* stream =
       options.stream ? options.stream->state() : runtime.default_stream.get();
+  if (kernel.result) return detail::launch_reduce(kernel, domain, args, count, options, stream);
   if (detail::is_group_launch(kernel, options))
     return detail::launch_group(kernel, domain, args, count, options, stream);
   detail::BoundArgs bound;
@@ -366,6 +369,55 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   return summary;
 }
 
+LaunchSummary Kernel::reduce_args(const Domain& domain, const Arg* args, std::size_t count,
+                                  const LaunchOptions& options, ElementType type, void* value) {
+  if (!state_) throw Error("reduce of a null kernel");
+  detail::KernelState& kernel = *state_;
+  const Param* result = kernel.result;
+  if (!result || result->rank != 0) {
+    throw ArgumentError(
+        result ? result->name : "",
+        "Kernel::reduce of kernel '" + kernel.source.name + "', which " +
+            (result ? "reduces along a dimension (its result has rank " +
+                          std::to_string(result->rank) + "): launch it with a result field"
+                    : "has no result (result<T>)"));
+  }
+  if (type != result->type) {
+    throw ArgumentError(result->name, "Kernel::reduce<" + std::string(name_of(type)) +
+                                          "> of kernel '" + kernel.source.name +
+                                          "', whose result '" + result->name + "' is " +
+                                          name_of(result->type));
+  }
+  // The arguments with the result's field where the signature has it.
+  detail::RuntimeState& runtime = *kernel.runtime;
+  detail::Device& device = runtime.device_for("reduce to a host value");
+  const std::size_t bytes = size_of(type);
+  const Field field = detail::device_field(kernel.runtime, device.allocate(bytes), type);
+  std::vector<Arg> all;
+  all.reserve(count + 1);
+  std::size_t next = 0;
+  for (const Param& p : kernel.source.signature) {
+    if (&p == result) {
+      all.emplace_back(field);
+    } else if (takes_argument(p)) {
+      if (next == count) break;  // too few: bind says so
+      all.push_back(args[next++]);
+    }
+  }
+  while (next < count) all.push_back(args[next++]);  // too many: bind says so
+  LaunchOptions assign = options;
+  assign.reduce_update = ReduceUpdate::assign;
+  const LaunchSummary summary = launch_args(domain, all.data(), all.size(), assign);
+  if (summary.dispatches == 0) {
+    throw Error("Kernel::reduce of kernel '" + kernel.source.name + "' ran no group");
+  }
+  detail::StreamState* stream =
+      options.stream ? options.stream->state() : runtime.default_stream.get();
+  stream->synchronize();
+  field.copy_to_bytes(value, bytes);
+  return summary;
+}
+
 void Kernel::finish_specializing() {
   if (!state_) throw Error("null kernel");
   state_->background.wait_idle();
@@ -374,6 +426,7 @@ void Kernel::finish_specializing() {
 Plan Kernel::plan(const Domain& domain, std::optional<Mode> forced) const {
   if (!state_) throw Error("null kernel");
   if (state_->group_kernel) return detail::group_kernel_plan(*state_, domain, forced);
+  if (state_->result) return detail::reduce_kernel_plan(*state_, domain, forced);
   return detail::plan_for(*state_, domain, forced);  // what a launch would check, too
 }
 
@@ -386,6 +439,13 @@ std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& ar
 std::string Kernel::stub_source(const Domain& domain, const std::vector<Arg>& args,
                                 const LaunchOptions& options) const {
   if (!state_) throw Error("null kernel");
+  if (state_->result) {
+    detail::ReduceLaunch planned;
+    detail::plan_reduce_launch(*state_, domain, args.data(), args.size(), options, planned);
+    return detail::generate_stub(
+               detail::stub_request(*state_->runtime, state_->source, planned.variant))
+        .source;
+  }
   if (detail::is_group_launch(*state_, options)) {
     detail::GroupLaunch planned;
     detail::plan_group_launch(*state_, domain, args.data(), args.size(), options, planned);

@@ -7,6 +7,7 @@
 #include "runtime/group_launch.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_steps.hpp"
+#include "runtime/reduce_launch.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/kernel.hpp"
@@ -34,6 +35,11 @@ struct Prepared {
 Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const Arg* args,
                       std::size_t count, const LaunchOptions& options) {
   detail::RuntimeState& runtime = *kernel.runtime;
+  if (kernel.result) {
+    Prepared out;
+    out.summary = detail::prepare_reduce(kernel, domain, args, count, options, out.identity);
+    return out;
+  }
   if (detail::is_group_launch(kernel, options)) {
     Prepared out;
     out.summary = detail::prepare_group(kernel, domain, args, count, options, out.identity);

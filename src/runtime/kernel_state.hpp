@@ -9,6 +9,7 @@
 #include "cache/stub_identity.hpp"
 #include "runtime/background_compiles.hpp"
 #include "runtime/kernel_stubs.hpp"
+#include "runtime/reduce_scratch.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace stubjit::detail {
@@ -37,9 +38,14 @@ class KernelState {
   std::int64_t short_row_limit = 0;
   // A group kernel (a group parameter): every launch is a group launch (group_launch.hpp).
   bool group_kernel = false;
+  // A reduce kernel's result parameter (result<T>): every launch is a reduce launch
+  // (reduce_launch.hpp). nullptr for other kernels.
+  const Param* result = nullptr;
   // The first tile_index or local_index parameter, if any: launches need a tile.
   const Param* tile_token = nullptr;
   KernelStubs stubs;
+  // Reduce kernels: the partials and counters of launches that split segments.
+  ReduceScratch reduce_scratch;
   // Specialize::background. Last: destroyed first, so that the compile under way
   // finishes while everything it uses is still here.
   BackgroundCompiles background;

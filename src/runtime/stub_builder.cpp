@@ -77,6 +77,7 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
   request.pattern = variant.pattern;
   request.tile_rank = variant.tile_rank;
   request.tile = variant.tile;
+  request.reduce_dimension = variant.reduce_dimension;
   request.mode = variant.mode;
   request.rank = variant.rank;
   request.index_bits = variant.index_bits;

@@ -57,6 +57,33 @@ inline bool is_valid(ParamKind value) noexcept {
   return false;
 }
 
+inline bool is_valid(Combiner value) noexcept {
+  switch (value) {
+    case Combiner::none:
+    case Combiner::sum:
+    case Combiner::product:
+    case Combiner::min:
+    case Combiner::max:
+    case Combiner::bit_and:
+    case Combiner::bit_or:
+    case Combiner::bit_xor:
+    case Combiner::any:
+    case Combiner::all:
+    case Combiner::custom:
+      return true;
+  }
+  return false;
+}
+
+inline bool is_valid(ReduceUpdate value) noexcept {
+  switch (value) {
+    case ReduceUpdate::combine:
+    case ReduceUpdate::assign:
+      return true;
+  }
+  return false;
+}
+
 inline bool is_valid(Access value) noexcept {
   switch (value) {
     case Access::read_only:

@@ -7,9 +7,10 @@ namespace stubjit::detail {
 
 // forall: once per index of the domain. tiled: once per index, tile by tile (a launch
 // with LaunchOptions::tile; a group of threads per tile). group: once per group, one
-// group per index of the domain (a kernel with a group parameter). The reduce, scan
-// and sort patterns will be other values.
-enum class Pattern : std::uint8_t { forall, tiled, group };
+// group per index of the domain (a kernel with a group parameter). reduce: once per
+// index, the values its body yields combined (a kernel with a result parameter,
+// docs/patterns.md). The scan and sort patterns will be other values.
+enum class Pattern : std::uint8_t { forall, tiled, group, reduce };
 
 inline const char* name_of(Pattern pattern) noexcept {
   switch (pattern) {
@@ -19,6 +20,8 @@ inline const char* name_of(Pattern pattern) noexcept {
       return "tiled";
     case Pattern::group:
       return "group";
+    case Pattern::reduce:
+      return "reduce";
   }
   return "?";
 }

@@ -126,6 +126,51 @@ TEST(HotPath, GroupAndTiledLaunchesAllocateNothing) {
   EXPECT_EQ(x.to_vector<float>(), expected);
 }
 
+// Reduce launches plan each time too: with one part per segment (many rows) and with a
+// segment split into parts (the kernel's partials and counters, kept from the first
+// launch), a launch on a memory hit allocates nothing.
+TEST(HotPath, ReduceLaunchesAllocateNothing) {
+  Runtime runtime(test::cpu_options());
+  Kernel sum = runtime.kernel(KernelSource{
+      "sum_values", {in<std::int64_t>("x"), result<std::int64_t>("v", Combiner::sum)}, "v = x;"});
+  Kernel rows = runtime.kernel(KernelSource{
+      "sum_rows",
+      {index("i"), in<std::int64_t>("x", 2), result<std::int64_t>("v", Combiner::sum, 1)},
+      "v = x(i[0], i[1]);"});
+  const std::int64_t n = 1 << 18, r = 300, c = 50;
+  Field x = runtime.allocate<std::int64_t>({n});
+  Field m = runtime.allocate<std::int64_t>({r, c});
+  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::int64_t(i % 1000) - 300;
+  x.copy_from(values);
+  m.copy_from(std::vector<std::int64_t>(values.begin(), values.begin() + r * c));
+  Field total = runtime.allocate<std::int64_t>({});
+  Field row_sums = runtime.allocate<std::int64_t>({r});
+  total.copy_from(std::vector<std::int64_t>{0});
+  row_sums.copy_from(std::vector<std::int64_t>(std::size_t(r), 0));
+  const Domain whole{n}, matrix{r, c};
+  std::uint32_t parts = 0;
+  const auto round = [&] {
+    parts = sum.launch(whole, x, total).reduce_parts;
+    rows.launch(matrix, m, row_sums);
+  };
+  round();  // compiles, and takes the kernel's partials
+  ASSERT_GT(parts, 1u) << "the whole-domain sum should be split into parts";
+  EXPECT_EQ(allocations_during([&] {
+              for (int i = 0; i < 20; ++i) round();
+            }),
+            0);
+  // 21 rounds, each combined into the results.
+  std::int64_t want_total = 0;
+  for (const std::int64_t v : values) want_total += v;
+  EXPECT_EQ(total.to_vector<std::int64_t>(), std::vector<std::int64_t>{21 * want_total});
+  std::vector<std::int64_t> want_rows(std::size_t(r), 0);
+  for (std::int64_t i = 0; i < r; ++i)
+    for (std::int64_t j = 0; j < c; ++j)
+      want_rows[std::size_t(i)] += 21 * values[std::size_t(i * c + j)];
+  EXPECT_EQ(row_sums.to_vector<std::int64_t>(), want_rows);
+}
+
 // Launches that miss the thread's memo (another domain, mode or stream each time) still
 // find their stubs in the kernel's table without allocating.
 TEST(HotPath, AlternatingDomainsModesAndStreamsAllocateNothing) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include "codegen/scalar_literal.hpp"
 #include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
+#include "stubjit/half.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -361,7 +363,7 @@ KernelSource with_body(std::string body, std::string helpers = "") {
 TEST(Prelude, HeadersAreEmbeddedInDependencyOrder) {
   EXPECT_EQ(header_names(prelude_headers()),
             (std::vector<std::string>{"config.h", "index.h", "view.h", "launch.h", "group.h",
-                                      "atomic.h", "half.h", "complex.h"}));
+                                      "reduce.h", "atomic.h", "half.h", "complex.h"}));
   for (const PreludeHeader& header : prelude_headers()) {
     EXPECT_EQ(header.text.rfind("// ---- stubjit/" + std::string(header.name) + " ----\n", 0), 0u);
     // Includes of one another are dropped: the order stands for them.
@@ -545,6 +547,104 @@ TEST(Identifiers, KernelSourceValidation) {
   EXPECT_THROW(validate_kernel_source(shadow), SignatureError);
 
   EXPECT_NO_THROW(validate_kernel_source(saxpy()));
+}
+
+// Results (result<T>): their text names type, combiner and rank, and a custom
+// combiner's expressions length-prefixed (the text is part of the kernel's identity:
+// no expression may read as another's end).
+TEST(Identifiers, ResultParamsToString) {
+  EXPECT_EQ(to_string(result<double>("v", Combiner::sum)), "result<double, sum, rank 0> v");
+  EXPECT_EQ(to_string(result<std::int32_t>("m", Combiner::max, 2)), "result<int32, max, rank 2> m");
+  EXPECT_EQ(to_string(result<bool>("f", Combiner::any)), "result<bool, any, rank 0> f");
+  EXPECT_EQ(to_string(result<std::uint16_t>("x", Combiner::bit_xor, 7)),
+            "result<uint16, bit_xor, rank 7> x");
+  EXPECT_EQ(to_string(result<float>("c", "a + b", "0", 1)),
+            "result<float, custom, rank 1, 5:a + b, 1:0> c");
+  EXPECT_NE(to_string(result<float>("c", "a", "b, 1:c")),
+            to_string(result<float>("c", "a, 1:b", "c")));
+  // The other parameters as they were.
+  EXPECT_EQ(to_string(inout<double>("y")), "field<double, rank 0, read_write> y");
+  EXPECT_EQ(to_string(mask<std::int32_t>("keep")), "mask<int32> keep");
+  for (const Combiner c : {Combiner::none, Combiner::sum, Combiner::product, Combiner::min,
+                           Combiner::max, Combiner::bit_and, Combiner::bit_or, Combiner::bit_xor,
+                           Combiner::any, Combiner::all, Combiner::custom}) {
+    EXPECT_NE(std::string(name_of(c)), "?");
+  }
+}
+
+TEST(Identifiers, ResultValidation) {
+  const auto source = [](Signature signature) {
+    return KernelSource{"reduce", std::move(signature), "(void)0;", "", {}};
+  };
+  const auto refused = [&](Signature signature, const std::string& part) {
+    try {
+      validate_kernel_source(source(std::move(signature)));
+      ADD_FAILURE() << "accepted; expected '" << part << "'";
+    } catch (const SignatureError& error) {
+      EXPECT_NE(std::string(error.what()).find(part), std::string::npos) << error.what();
+    }
+  };
+  EXPECT_NO_THROW(validate_kernel_source(
+      source({index("i"), in<float>("x", 1), result<float>("v", Combiner::sum, 7)})));
+  EXPECT_NO_THROW(validate_kernel_source(source({result<double>("v", "a < b ? a : b", "1e300")})));
+  EXPECT_NO_THROW(
+      validate_kernel_source(source({mask<std::int32_t>("m"), result<bool>("v", Combiner::all)})));
+  refused({result<float>("a", Combiner::sum), result<float>("b", Combiner::sum)}, "two results");
+  refused({group("g"), result<float>("v", Combiner::sum)}, "not both");
+  refused({result<float>("v", Combiner::sum), local_index("l")}, "is not tiled");
+  refused({result<bool>("v", Combiner::sum)}, "combines bool values with sum");
+  refused({result<bool>("v", Combiner::max)}, "combines bool values with max");
+  refused({result<std::complex<float>>("v", Combiner::min)}, "with min, which does not take them");
+  refused({result<float16>("v", Combiner::bit_or)}, "with bit_or, which does not take them");
+  refused({result<std::int32_t>("v", Combiner::all)}, "with all, which does not take them");
+  refused({result<double>("v", "a + b", "")}, "needs a combine expression");
+  refused({result<double>("v", "\t", "0")}, "needs a combine expression");
+  Param combine = result<double>("v", Combiner::min);
+  combine.combine = "a";
+  refused({combine}, "only a result with a custom combiner");
+  Param read_only = in<double>("v");
+  read_only.combiner = Combiner::max;
+  refused({read_only}, "only a result (result<T>) has one");
+  Param masked = mask<std::int32_t>("v");
+  masked.access = Access::read_write;
+  masked.combiner = Combiner::sum;
+  refused({masked}, "a mask is a read-only rank-0 field");
+  refused({result<float>("v", Combiner::sum, 8)}, "to 7");
+}
+
+// The combiner functions of a reduce stub: each integer type's bit_and identity has
+// every bit set (-1 for the signed types), min and max start from the type's extremes.
+TEST(Codegen, ReduceIdentitiesAreEachTypesOwn) {
+  const auto identity_line = [](Param result) {
+    const KernelSource k{"r", {in<std::int8_t>("x"), std::move(result)}, "(void)x;", "", {}};
+    StubRequest r = request(k, "cpp", Mode::spread, 1, {Binding::projection, Binding::broadcast});
+    r.pattern = Pattern::reduce;
+    const std::string source = generate_stub(r).source;
+    const std::size_t at = source.find("value_t identity() { return ");
+    if (at == std::string::npos) return std::string("no identity in:\n") + source;
+    return source.substr(at, source.find('\n', at) - at);
+  };
+  const auto returns = [](const std::string& value) {
+    return "value_t identity() { return " + value + "; }";
+  };
+  EXPECT_EQ(identity_line(result<std::int8_t>("v", Combiner::bit_and)), returns("value_t((-1))"));
+  EXPECT_EQ(identity_line(result<std::int16_t>("v", Combiner::bit_and)), returns("value_t((-1))"));
+  EXPECT_EQ(identity_line(result<std::int32_t>("v", Combiner::bit_and)), returns("value_t((-1))"));
+  EXPECT_EQ(identity_line(result<std::int64_t>("v", Combiner::bit_and)),
+            returns("value_t((-1LL))"));
+  EXPECT_EQ(identity_line(result<std::uint8_t>("v", Combiner::bit_and)), returns("value_t(255)"));
+  EXPECT_EQ(identity_line(result<std::uint16_t>("v", Combiner::bit_and)),
+            returns("value_t(65535)"));
+  EXPECT_EQ(identity_line(result<std::uint32_t>("v", Combiner::bit_and)),
+            returns("value_t(4294967295u)"));
+  EXPECT_EQ(identity_line(result<std::uint64_t>("v", Combiner::bit_and)),
+            returns("value_t(18446744073709551615ULL)"));
+  EXPECT_EQ(identity_line(result<bool>("v", Combiner::bit_and)), returns("true"));
+  EXPECT_EQ(identity_line(result<std::int8_t>("v", Combiner::min)), returns("value_t((127))"));
+  EXPECT_EQ(identity_line(result<std::int8_t>("v", Combiner::max)), returns("value_t((-128))"));
+  EXPECT_EQ(identity_line(result<std::uint64_t>("v", Combiner::max)), returns("value_t(0ULL)"));
+  EXPECT_EQ(identity_line(result<std::int32_t>("v", Combiner::max)),
+            returns("value_t((-2147483647 - 1))"));
 }
 
 // --- specialized scalars ------------------------------------------------------------

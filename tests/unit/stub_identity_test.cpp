@@ -184,6 +184,22 @@ TEST(StubIdentity, MovingTextBetweenBodyAndHelpersChangesTheKey) {
   EXPECT_FALSE(identify(a) == identify(b));
 }
 
+// A result's combiner, rank and custom expressions are part of the kernel's identity.
+TEST(StubIdentity, ResultsCombinerRankAndExpressionsChangeTheKey) {
+  const auto with = [](Param result) {
+    KernelSource k = saxpy();
+    k.signature.push_back(std::move(result));
+    return identify(k);
+  };
+  const KernelIdentity sum = with(result<float>("v", Combiner::sum));
+  EXPECT_TRUE(sum == with(result<float>("v", Combiner::sum)));
+  EXPECT_FALSE(sum == with(result<float>("v", Combiner::max)));
+  EXPECT_FALSE(sum == with(result<float>("v", Combiner::sum, 1)));
+  EXPECT_FALSE(sum == with(inout<float>("v")));
+  EXPECT_FALSE(with(result<float>("v", "a + b", "0")) == with(result<float>("v", "a+b", "0")));
+  EXPECT_FALSE(with(result<float>("v", "a", "b, 1:c")) == with(result<float>("v", "a, 1:b", "c")));
+}
+
 // The key holds the source itself, not a hash of it: two kernels are one key only if
 // their texts are equal, whatever a hash of them would say.
 TEST(StubIdentity, HoldsTheFullSourceText) {

@@ -1,0 +1,22 @@
+// The entries of reduce stubs (StubRequest::pattern reduce), one per emitter family,
+// and the combiner they share (namespace stubjit_reduce in the stub).
+#pragma once
+
+#include <string>
+
+#include "codegen/dialect.hpp"
+#include "codegen/group_entries.hpp"
+
+namespace stubjit::detail {
+
+// The C++ type of the kernel's result ("void" without one).
+std::string reduce_value_type(const KernelSource& kernel);
+// namespace stubjit_reduce: value_t, combine(a, b), identity() and a functor, before
+// the entry (a custom combiner's are the user's, declared before and defined after).
+void emit_reduce_functions(const StubContext& context, const DialectEmitter& dialect);
+// The CUDA and HIP entry; `bounds` as for emit_gpu_group_entry.
+void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds);
+// The C++ entry (the CPU backend's calling convention: a run of group numbers).
+void emit_cpp_reduce_entry(const StubContext& context);
+
+}  // namespace stubjit::detail

@@ -1,0 +1,32 @@
+#include "plan/reduce_plan.hpp"
+
+#include <algorithm>
+
+namespace stubjit::detail {
+namespace {
+
+using u64 = std::uint64_t;
+
+u64 div_ceil(u64 a, u64 b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+}  // namespace
+
+ReduceLayout reduce_layout(u64 segments, u64 length, std::uint32_t group_threads) {
+  ReduceLayout layout;
+  layout.segments = segments;
+  layout.length = length;
+  if (segments == 0 || length == 0) return layout;  // one group per segment, nothing to split
+  const bool host = group_threads == 0;
+  const u64 min_part = host ? host_min_part : u64(group_threads) * device_values_per_thread;
+  const u64 target = host ? host_target_groups : device_target_groups;
+  u64 parts = 1;
+  if (segments < target && length > min_part) {
+    parts = std::min({div_ceil(target, segments), div_ceil(length, min_part), max_parts});
+  }
+  layout.part_length = div_ceil(length, parts);
+  // No empty part: as many as the part length needs.
+  layout.parts = div_ceil(length, layout.part_length);
+  return layout;
+}
+
+}  // namespace stubjit::detail

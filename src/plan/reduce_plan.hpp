@@ -1,0 +1,34 @@
+// How a reduce launch shares its values among groups (kernels/stubjit/reduce.h): pure,
+// like planner.cpp. The same numbers give the same layout, so the same launch on the
+// same device combines in the same order every run.
+#pragma once
+
+#include <cstdint>
+
+namespace stubjit::detail {
+
+struct ReduceLayout {
+  std::uint64_t segments = 0;     // the result's elements
+  std::uint64_t length = 0;       // values each combines
+  std::uint64_t parts = 1;        // groups per segment
+  std::uint64_t part_length = 1;  // values per group (the last of a segment may have fewer)
+
+  std::uint64_t groups() const noexcept { return segments * parts; }
+};
+
+// Values a group takes at least before a segment is split: enough that splitting pays
+// for the partials' pass.
+inline constexpr std::uint64_t host_min_part = std::uint64_t(1) << 15;
+inline constexpr std::uint64_t device_values_per_thread = 16;
+// Groups a launch aims at where segments are few: enough for every core or
+// multiprocessor, and a host runner's balance.
+inline constexpr std::uint64_t host_target_groups = 256;
+inline constexpr std::uint64_t device_target_groups = 1024;
+// Most parts of one segment (the last group combines them).
+inline constexpr std::uint64_t max_parts = 1024;
+
+// `group_threads`: a GPU group's threads; 0 where one host thread runs a group.
+ReduceLayout reduce_layout(std::uint64_t segments, std::uint64_t length,
+                           std::uint32_t group_threads);
+
+}  // namespace stubjit::detail

@@ -1,0 +1,47 @@
+// Reduce launches: a kernel with a result parameter (result<T>). They bind like any
+// launch, check the result against the domain and the dimension reduced, share the
+// values among groups (plan/reduce_plan.hpp), and run a reduce stub
+// (codegen/reduce_entries.cpp) with the launch's reduce state after the arguments.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "plan/reduce_plan.hpp"
+#include "runtime/kernel_state.hpp"
+#include "runtime/launch_steps.hpp"
+
+namespace stubjit::detail {
+
+// A reduce launch planned, before its stub is found.
+struct ReduceLaunch {
+  BoundArgs bound;
+  RunDomains made;              // made.c_order: a Fortran-order domain in C order
+  const Domain* run = nullptr;  // the domain the stub runs over (C order)
+  int along = -1;               // the run's dimension reduced; -1: the whole domain
+  ReduceLayout layout;
+  Plan plan;  // the groups over the grid; plan.block: threads per group
+  StubVariant variant;
+  std::uint32_t shared_bytes = 0;
+  bool device_threads = false;  // a GPU's threads run each group (the CPU: one host thread)
+  std::size_t value_bytes = 0;  // the result's element size
+};
+
+// Binds, checks and plans; throws (ArgumentError, AliasError, PlanError) before
+// anything runs. `domain` must outlive `out`.
+void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const Arg* args,
+                        std::size_t count, const LaunchOptions& options, ReduceLaunch& out);
+
+// Kernel::plan of a reduce kernel: its groups for a whole-domain reduction (a result
+// of rank 0) or one along the last dimension.
+Plan reduce_kernel_plan(const KernelState& kernel, const Domain& domain,
+                        std::optional<Mode> forced);
+
+// Kernel::launch, prepare and reduce for reduce kernels.
+LaunchSummary launch_reduce(KernelState& kernel, const Domain& domain, const Arg* args,
+                            std::size_t count, const LaunchOptions& options, StreamState* stream);
+LaunchSummary prepare_reduce(KernelState& kernel, const Domain& domain, const Arg* args,
+                             std::size_t count, const LaunchOptions& options,
+                             std::optional<StubIdentity>& identity);
+
+}  // namespace stubjit::detail

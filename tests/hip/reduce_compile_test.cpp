@@ -1,0 +1,176 @@
+// hipRTC without an AMD GPU: the reduce stubs (the cases of cuda/reduce_stub_cases.hpp,
+// which the NVRTC tests compile too: every combiner over every element type that takes
+// it, the whole domain of rank 1, 2 and 4, a dimension of rank-2 and rank-3 domains, an
+// index token, a projected and a broadcast field, custom combiners, a specialized
+// scalar) compile for gfx90a (wavefront 64, CDNA) and gfx1030 (wavefront 32, RDNA), in
+// both index widths, to an AMDGPU code object for that processor that defines the
+// stub's entry and its kernel descriptor, whose metadata gives the wavefront width and
+// the launch bounds, and whose code holds the group barrier (s_barrier) of the
+// reduction's tree.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <optional>
+#include <tuple>
+
+#include "backends/hip/hiprtc_compiler.hpp"
+#include "common/elf_symbols.hpp"
+#include "cuda/reduce_stub_cases.hpp"
+#include "hip/hip_test_support.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+using hip::HiprtcCompiler;
+using test::reduce::ReduceStubCase;
+
+// The code object readers below are those of group_compile_test.cpp.
+
+std::uint32_t warp_of(const std::string& arch) { return arch == "gfx90a" ? 64 : 32; }
+
+// EF_AMDGPU_MACH (the low byte of e_flags) of the processors tested.
+std::uint32_t amdgpu_mach(const std::string& arch) { return arch == "gfx90a" ? 0x3f : 0x36; }
+
+template <class T>
+bool read_at(const std::vector<char>& bytes, std::uint64_t at, T& out) {
+  if (at > bytes.size() || bytes.size() - at < sizeof(T)) return false;
+  std::memcpy(&out, bytes.data() + at, sizeof(T));
+  return true;
+}
+
+// The bytes of the ELF64 section named `name`; nullopt where there is none.
+std::optional<std::vector<char>> section(const std::vector<char>& elf, const std::string& name) {
+  std::uint64_t shoff = 0;
+  std::uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
+  if (!read_at(elf, 40, shoff) || !read_at(elf, 58, shentsize) || !read_at(elf, 60, shnum) ||
+      !read_at(elf, 62, shstrndx) || shstrndx >= shnum)
+    return std::nullopt;
+  const auto header = [&](std::uint16_t i, std::uint32_t& name_at, std::uint64_t& offset,
+                          std::uint64_t& size) {
+    const std::uint64_t at = shoff + std::uint64_t(i) * shentsize;
+    return read_at(elf, at, name_at) && read_at(elf, at + 24, offset) &&
+           read_at(elf, at + 32, size) && offset <= elf.size() && elf.size() - offset >= size;
+  };
+  std::uint32_t unused = 0;
+  std::uint64_t names = 0, names_size = 0;
+  if (!header(shstrndx, unused, names, names_size)) return std::nullopt;
+  for (std::uint16_t i = 0; i < shnum; ++i) {
+    std::uint32_t name_at = 0;
+    std::uint64_t offset = 0, size = 0;
+    if (!header(i, name_at, offset, size) || name_at >= names_size) continue;
+    const char* text = elf.data() + names + name_at;
+    if (std::string(text, strnlen(text, names_size - name_at)) != name) continue;
+    return std::vector<char>(elf.begin() + std::ptrdiff_t(offset),
+                             elf.begin() + std::ptrdiff_t(offset + size));
+  }
+  return std::nullopt;
+}
+
+// The unsigned integer that follows the MessagePack string `key` in the code object's
+// metadata note (one kernel per code object); nullopt where there is none.
+std::optional<std::uint32_t> metadata_uint(const std::vector<char>& elf, const std::string& key) {
+  std::string packed(1, char(key.size() < 32 ? 0xa0 | key.size() : 0xd9));
+  if (key.size() >= 32) packed += char(key.size());
+  packed += key;
+  const std::string bytes(elf.begin(), elf.end());
+  const std::size_t at = bytes.find(packed);
+  if (at == std::string::npos || at + packed.size() >= bytes.size()) return std::nullopt;
+  const auto byte = [&](std::size_t i) { return std::uint32_t(std::uint8_t(bytes.at(i))); };
+  const std::size_t v = at + packed.size();
+  const std::uint32_t first = byte(v);
+  if (first < 0x80) return first;                            // positive fixint
+  if (first == 0xcc) return byte(v + 1);                     // uint 8
+  if (first == 0xcd) return byte(v + 1) << 8 | byte(v + 2);  // uint 16, big-endian
+  if (first == 0xce) return byte(v + 1) << 24 | byte(v + 2) << 16 | byte(v + 3) << 8 | byte(v + 4);
+  return std::nullopt;
+}
+
+// s_barrier, SOPP opcode 10 on GFX9 and GFX10 alike: 0xbf8a0000, little-endian, at an
+// instruction boundary (every instruction is a multiple of 4 bytes).
+bool has_s_barrier(const std::vector<char>& text) {
+  for (std::size_t at = 0; at + 4 <= text.size(); at += 4) {
+    std::uint32_t word = 0;
+    std::memcpy(&word, text.data() + at, 4);
+    if (word == 0xbf8a0000u) return true;
+  }
+  return false;
+}
+
+using ArchAndBits = std::tuple<std::string, int>;
+
+class HipReduceStubs : public ::testing::TestWithParam<ArchAndBits> {};
+
+TEST_P(HipReduceStubs, EveryCaseIsAnAmdgpuCodeObjectWithTheEntryAndABarrier) {
+  STUBJIT_REQUIRE_HIPRTC();
+  const auto& [arch, bits] = GetParam();
+  const HiprtcCompiler compiler(arch);
+  const std::vector<ReduceStubCase> cases = test::reduce::reduce_stub_cases();
+  ASSERT_EQ(cases.size(), 74u);
+  const std::string index_local =
+      std::string("const ") + (bits == 32 ? "stubjit::i32" : "stubjit::i64") + " stubjit_count0 = ";
+  for (const ReduceStubCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const GeneratedStub stub =
+        generate_stub(test::reduce::reduce_request(c, "hip", bits, warp_of(arch)));
+    EXPECT_EQ(stub.entry, test::reduce::reduce_entry(c));
+    ASSERT_NE(stub.source.find("#define STUBJIT_WARP_SIZE " + std::to_string(warp_of(arch))),
+              std::string::npos);
+    EXPECT_NE(stub.source.find(index_local), std::string::npos)
+        << stub.source.substr(stub.stub_offset);
+    Binary binary;
+    try {
+      binary = compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+    } catch (const CompileError& error) {
+      ADD_FAILURE() << stub.entry << " for " << arch << " (i" << bits << "):\n"
+                    << error.log() << "\n"
+                    << stub.source.substr(stub.stub_offset);
+      continue;
+    }
+    EXPECT_EQ(binary.format, "amdgpu-code-object");
+    const auto elf = test::read_elf(binary.bytes);
+    ASSERT_TRUE(elf) << stub.entry << ": not an ELF64 image";
+    EXPECT_EQ(elf->machine, test::elf_machine_amdgpu);
+    EXPECT_TRUE(elf->defines(stub.entry)) << stub.entry << " not defined";
+    EXPECT_TRUE(elf->defines(stub.entry + ".kd")) << stub.entry << ": no kernel descriptor";
+    std::uint32_t flags = 0;
+    ASSERT_TRUE(read_at(binary.bytes, 48, flags));
+    EXPECT_EQ(flags & 0xff, amdgpu_mach(arch)) << stub.entry << " not for " << arch;
+    EXPECT_EQ(metadata_uint(binary.bytes, ".wavefront_size"), warp_of(arch));
+    EXPECT_EQ(metadata_uint(binary.bytes, ".max_flat_workgroup_size"), 1024u);
+    const std::optional<std::vector<char>> text = section(binary.bytes, ".text");
+    ASSERT_TRUE(text) << stub.entry << ": no .text";
+    EXPECT_TRUE(has_s_barrier(*text)) << stub.entry << ": no s_barrier for its tree";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, HipReduceStubs,
+                         ::testing::Combine(::testing::Values("gfx90a", "gfx1030"),
+                                            ::testing::Values(32, 64)),
+                         [](const ::testing::TestParamInfo<ArchAndBits>& info) {
+                           return std::get<0>(info.param) + "_i" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
+// An error in a reduce kernel's body is reported at the body's line, behind the reduce
+// prelude.
+TEST(HipReduceCompile, ErrorInAReduceBodyIsReportedAtTheBodysLine) {
+  STUBJIT_REQUIRE_HIPRTC();
+  const KernelSource kernel{"broken_reduce",
+                            {in<float>("x"), result<float>("v", Combiner::max)},
+                            "v = x;\nv = undefined_name;"};
+  ReduceStubCase c;
+  c.kernel = kernel;
+  c.bindings = {Binding::projection, Binding::broadcast};
+  const GeneratedStub stub = generate_stub(test::reduce::reduce_request(c, "hip", 32, 64));
+  try {
+    HiprtcCompiler("gfx90a").compile({stub.source, stub.file_name, stub.entry, kernel.name, {}});
+    FAIL() << "compiled a body that uses an undefined name";
+  } catch (const CompileError& error) {
+    EXPECT_NE(error.log().find("broken_reduce.body:2:"), std::string::npos) << error.log();
+    EXPECT_NE(error.log().find("undefined_name"), std::string::npos) << error.log();
+  }
+}
+
+}  // namespace
+}  // namespace stubjit::detail

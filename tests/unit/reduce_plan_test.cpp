@@ -1,0 +1,152 @@
+// reduce_layout (plan/reduce_plan.hpp): how a reduce launch shares each segment's
+// values among groups. Exact numbers worked out by hand for small and large inputs on
+// the host (one thread per group) and on a device (threads per group), then the
+// invariants over a sweep: never an empty part, every value in a part, at most
+// max_parts, splitting only where it pays, and the same layout for the same numbers.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/reduce_plan.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+using u64 = std::uint64_t;
+
+struct Expected {
+  u64 segments, length;
+  std::uint32_t threads;
+  u64 parts, part_length;
+};
+
+void expect_layout(const Expected& e) {
+  const ReduceLayout layout = reduce_layout(e.segments, e.length, e.threads);
+  const std::string what = "segments " + std::to_string(e.segments) + " length " +
+                           std::to_string(e.length) + " threads " + std::to_string(e.threads);
+  EXPECT_EQ(layout.segments, e.segments) << what;
+  EXPECT_EQ(layout.length, e.length) << what;
+  EXPECT_EQ(layout.parts, e.parts) << what;
+  EXPECT_EQ(layout.part_length, e.part_length) << what;
+  EXPECT_EQ(layout.groups(), e.segments * e.parts) << what;
+}
+
+TEST(ReduceLayout, TheConstantsThisFileWasWorkedOutWith) {
+  EXPECT_EQ(host_min_part, u64(32768));
+  EXPECT_EQ(host_target_groups, u64(256));
+  EXPECT_EQ(device_values_per_thread, u64(16));
+  EXPECT_EQ(device_target_groups, u64(1024));
+  EXPECT_EQ(max_parts, u64(1024));
+}
+
+// The host: a segment is split when segments < 256 and it has more than 32768 values,
+// into min(ceil(256 / segments), ceil(length / 32768), 1024) parts, then as many as
+// the part length ceil(length / parts) needs.
+TEST(ReduceLayout, HostSmallInputsAreOnePartEach) {
+  expect_layout({1, 1, 0, 1, 1});
+  expect_layout({1, 100, 0, 1, 100});
+  expect_layout({1, 32768, 0, 1, 32768});  // exactly the least a part takes: not split
+  expect_layout({1000, 37, 0, 1, 37});
+  expect_layout({255, 32768, 0, 1, 32768});
+  expect_layout({256, 1000000000, 0, 1, 1000000000});  // enough segments: never split
+  expect_layout({100000, 100000, 0, 1, 100000});
+}
+
+TEST(ReduceLayout, HostLargeInputsAreSplit) {
+  // ceil(32769 / 32768) = 2 parts of ceil(32769 / 2) = 16385.
+  expect_layout({1, 32769, 0, 2, 16385});
+  // min(256, ceil(100000 / 32768) = 4) = 4 parts of 25000.
+  expect_layout({1, 100000, 0, 4, 25000});
+  // 3 segments: min(ceil(256 / 3) = 86, ceil(200000 / 32768) = 7) = 7 parts of 28572.
+  expect_layout({3, 200000, 0, 7, 28572});
+  // 255 segments: ceil(256 / 255) = 2 parts of 500000.
+  expect_layout({255, 1000000, 0, 2, 500000});
+  // 2^31 + 7 values: min(256, 65537) = 256 parts of ceil((2^31 + 7) / 256) = 8388609.
+  expect_layout({1, (u64(1) << 31) + 7, 0, 256, 8388609});
+  // 2^40 values, one segment: 256 parts of 2^32.
+  expect_layout({1, u64(1) << 40, 0, 256, u64(1) << 32});
+}
+
+// A device: the least a part takes is 16 values per thread, the target 1024 groups.
+TEST(ReduceLayout, DeviceInputs) {
+  expect_layout({1, 1000, 256, 1, 1000});
+  expect_layout({1, 4096, 256, 1, 4096});
+  // min(1024, ceil(10^6 / 4096) = 245) = 245 parts of ceil(10^6 / 245) = 4082.
+  expect_layout({1, 1000000, 256, 245, 4082});
+  expect_layout({2000, 1000000, 256, 1, 1000000});
+  // min(1024, ceil(17 / 16) = 2) = 2 parts of 9, with one thread per group.
+  expect_layout({1, 17, 1, 2, 9});
+  // 1024 parts asked, of ceil(524289 / 1024) = 513 values: 1023 of them hold all 524289
+  // (1022 * 513 = 524286), so there are 1023, the last of 3 values; none is empty.
+  expect_layout({1, 524289, 32, 1023, 513});
+  // The most parts: 1024, whatever the length.
+  expect_layout({1, u64(1) << 40, 32, 1024, u64(1) << 30});
+}
+
+TEST(ReduceLayout, NothingToSplit) {
+  // Length 0: one (empty) group per segment, which writes the identity or leaves the
+  // result; no segment: no group at all.
+  expect_layout({5, 0, 0, 1, 1});
+  expect_layout({1, 0, 256, 1, 1});
+  expect_layout({0, 100, 0, 1, 1});
+  expect_layout({0, 0, 0, 1, 1});
+  EXPECT_EQ(reduce_layout(0, u64(1) << 40, 0).groups(), 0u);
+  EXPECT_EQ(reduce_layout(7, 0, 32).groups(), 7u);
+}
+
+TEST(ReduceLayout, InvariantsOverASweep) {
+  const std::vector<u64> segment_counts = {1,   2,    3,    7,    100,  255,         256,
+                                           257, 1000, 1023, 1024, 1025, u64(1) << 20};
+  const std::vector<u64> lengths = {1,           2,       7,      8,       16,
+                                    17,          32767,   32768,  32769,   65536,
+                                    99999,       1000000, 524289, 8388609, (u64(1) << 31) + 7,
+                                    u64(1) << 40};
+  const std::vector<std::uint32_t> thread_counts = {0, 1, 32, 64, 256, 1024};
+  for (const std::uint32_t threads : thread_counts) {
+    const u64 min_part = threads == 0 ? host_min_part : u64(threads) * device_values_per_thread;
+    const u64 target = threads == 0 ? host_target_groups : device_target_groups;
+    for (const u64 segments : segment_counts) {
+      for (const u64 length : lengths) {
+        const ReduceLayout layout = reduce_layout(segments, length, threads);
+        const std::string what = "segments " + std::to_string(segments) + " length " +
+                                 std::to_string(length) + " threads " + std::to_string(threads);
+        EXPECT_EQ(layout.segments, segments) << what;
+        EXPECT_EQ(layout.length, length) << what;
+        ASSERT_GE(layout.parts, 1u) << what;
+        ASSERT_GE(layout.part_length, 1u) << what;
+        EXPECT_LE(layout.parts, max_parts) << what;
+        // Every value in a part, and no part empty: the last starts before the end.
+        EXPECT_GE(layout.parts * layout.part_length, length) << what;
+        EXPECT_LT((layout.parts - 1) * layout.part_length, length) << what;
+        EXPECT_EQ(layout.groups(), segments * layout.parts) << what;
+        if (segments >= target || length <= min_part) {
+          EXPECT_EQ(layout.parts, 1u) << what;
+        } else {
+          // Split where it pays: every part but the last holds a full part_length,
+          // parts do not outnumber what the target asks for the segments, nor the
+          // min_part-sized pieces of the segment.
+          EXPECT_LE(layout.parts, (target + segments - 1) / segments) << what;
+          EXPECT_LE(layout.parts, (length + min_part - 1) / min_part) << what;
+        }
+        // The same numbers, the same layout.
+        const ReduceLayout again = reduce_layout(segments, length, threads);
+        EXPECT_EQ(again.parts, layout.parts) << what;
+        EXPECT_EQ(again.part_length, layout.part_length) << what;
+      }
+    }
+  }
+}
+
+// Large segments that few groups share are split into as many parts as the target
+// allows (the host's 256 groups): a launch keeps every core busy.
+TEST(ReduceLayout, FewLongSegmentsFillTheTarget) {
+  for (const u64 segments : {u64(1), u64(2), u64(16), u64(128)}) {
+    const ReduceLayout layout = reduce_layout(segments, u64(1) << 30, 0);
+    EXPECT_EQ(layout.groups(), host_target_groups) << segments;
+  }
+}
+
+}  // namespace
+}  // namespace stubjit::detail
