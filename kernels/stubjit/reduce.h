@@ -4,7 +4,7 @@
 // g % parts of segment g / parts (a segment: the values one element of the result
 // combines; a part: part_length of them, the last fewer). Each group combines its
 // part in a fixed order (on a GPU, each thread a fixed stride of it, then a tree over
-// the group's threads in group memory; on the CPU, eight lanes, then a fixed tree), so
+// the group's threads in group memory; on the CPU, sixteen lanes, then a fixed tree), so
 // the same plan gives the same bits every run. With one part per segment the group
 // writes the result; with more, it leaves its value in the partials and counts its
 // arrival, and the segment's last group to arrive combines the partials, in part

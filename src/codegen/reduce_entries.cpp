@@ -198,14 +198,37 @@ void emit_kept_positions(const StubContext& context, int indent) {
   }
 }
 
-// The element at position `k` (a u64) of the segment: a lambda returning its value.
-// `positions` writes the positions stubjit_p<d> from stubjit_k.
+// The stride locals of the projected fields along dimension d (StubContext's
+// emit_argument_locals: stubjit_a<..>_s<d>).
+std::vector<std::string> projected_strides(const StubContext& context, int d) {
+  std::vector<std::string> strides;
+  const Signature& signature = context.request().kernel->signature;
+  for (std::size_t i = 0; i < signature.size(); ++i) {
+    if (context.request().bindings[i] == Binding::projection)
+      strides.push_back(argument_local(signature[i]) + "_s" + std::to_string(d));
+  }
+  return strides;
+}
+
+// The element at position `k` (a u64) of the segment: a lambda `name` returning its
+// value. `positions` writes the positions stubjit_p<d> from stubjit_k. With `unit` a
+// dimension (the CPU's varying one), the lambda sees the domain's step along it and
+// every projected field's stride along it as the constant 1 (the locals shadowed), so
+// that the compiler can read a row's values as vectors: the caller runs it only where
+// they are 1.
 template <class Positions>
-void emit_element(const StubContext& context, int indent, Positions positions) {
+void emit_element(const StubContext& context, int indent, Positions positions,
+                  const std::string& name = "stubjit_element", int unit = -1) {
   SourceWriter& out = context.out();
-  out.line(indent,
-           "const auto stubjit_element = [&](const stubjit::u64 stubjit_k) -> "
-           "stubjit_reduce::value_t {");
+  const std::string I = context.index_type();
+  out.line(indent, "const auto " + name +
+                       " = [&](const stubjit::u64 stubjit_k) -> stubjit_reduce::value_t {");
+  if (unit >= 0) {
+    const std::string v = std::to_string(unit);
+    out.line(indent + 1, "const " + I + " stubjit_step" + v + " = 1;");
+    for (const std::string& stride : projected_strides(context, unit))
+      out.line(indent + 1, "const " + I + " " + stride + " = 1;");
+  }
   positions(indent + 1);
   for (int d = 0; d < context.rank(); ++d) context.emit_logical_index(indent + 1, d);
   out.line(indent + 1, "stubjit_reduce::value_t stubjit_value = stubjit_reduce::identity();");
@@ -250,6 +273,12 @@ const Param& result_of(const StubContext& context) {
   throw Error("reduce stub for kernel '" + context.request().kernel->name + "' without a result");
 }
 
+// A CPU group's lanes: blocks of eight (eight floats are a 256-bit vector, the stubs'
+// width), two of them, so that two vector adds are in flight (four ran no faster on
+// the sum benchmark, and took a third longer to compile).
+constexpr int cpu_reduce_blocks = 2;
+constexpr int cpu_reduce_lanes = 8 * cpu_reduce_blocks;
+
 }  // namespace
 
 std::string reduce_value_type(const KernelSource& kernel) {
@@ -279,6 +308,7 @@ void emit_reduce_functions(const StubContext& context, const DialectEmitter& dia
 
 void emit_cpp_reduce_entry(const StubContext& context) {
   SourceWriter& out = context.out();
+  const std::string lanes = std::to_string(cpu_reduce_lanes);
   const std::string I = context.index_type();
   const int rank = context.rank();
   const Param& result = result_of(context);
@@ -295,18 +325,25 @@ void emit_cpp_reduce_entry(const StubContext& context) {
            "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + stubjit_g;");
   out.line(2, "if (stubjit_gid >= stubjit::u64(stubjit_lp.linear_end)) break;");
   emit_part(context, 2);
-  // Eight lanes, each a fixed share of every row: the compiler may keep them in a
-  // vector, and their order never depends on the machine.
-  out.line(2, "stubjit_reduce::value_t stubjit_lanes[8];");
-  out.line(2,
-           "for (int stubjit_j = 0; stubjit_j < 8; ++stubjit_j) "
-           "stubjit_lanes[stubjit_j] = stubjit_reduce::identity();");
+  // Lanes, each a fixed share of every row, in blocks of eight: the compiler keeps a
+  // block in a vector register, the blocks' adds overlap (one block's would each wait
+  // for the one before), and their order never depends on the machine.
+  for (int block = 0; block < cpu_reduce_blocks; ++block) {
+    const std::string b = std::to_string(block);
+    out.line(2, "stubjit_reduce::value_t stubjit_lanes" + b + "[8];");
+    out.line(2, "for (int stubjit_j = 0; stubjit_j < 8; ++stubjit_j) stubjit_lanes" + b +
+                    "[stubjit_j] = stubjit_reduce::identity();");
+  }
   const int along = context.request().reduce_dimension;
   // The varying dimension of a row: the reduced one, or the innermost.
   const int varying = along >= 0 ? along : rank - 1;
   if (along >= 0) {
     emit_kept_positions(context, 2);
-    emit_element(context, 2, [&](int indent) { emit_along_positions(context, indent); });
+    for (const bool unit : {false, true}) {
+      emit_element(
+          context, 2, [&](int indent) { emit_along_positions(context, indent); },
+          unit ? "stubjit_element_unit" : "stubjit_element", unit ? varying : -1);
+    }
   } else {
     // The row's other positions are the walk's (stubjit_q<d>, below).
     out.line(2, "stubjit::u64 stubjit_rest = stubjit_lo;");
@@ -317,33 +354,53 @@ void emit_cpp_reduce_entry(const StubContext& context) {
       out.line(2, "stubjit_rest /= stubjit::u64(stubjit_count" + n + ");");
     }
     out.line(2, I + " stubjit_q0 = " + I + "(stubjit_rest);");
-    emit_element(context, 2, [&](int indent) {
-      for (int d = 0; d < rank; ++d) {
-        const std::string n = std::to_string(d);
-        out.line(indent, "const " + I + " stubjit_p" + n + " = " +
-                             (d == varying ? I + "(stubjit_k)" : "stubjit_q" + n) + ";");
-      }
-    });
+    for (const bool unit : {false, true}) {
+      emit_element(
+          context, 2,
+          [&](int indent) {
+            for (int d = 0; d < rank; ++d) {
+              const std::string n = std::to_string(d);
+              out.line(indent, "const " + I + " stubjit_p" + n + " = " +
+                                   (d == varying ? I + "(stubjit_k)" : "stubjit_q" + n) + ";");
+            }
+          },
+          unit ? "stubjit_element_unit" : "stubjit_element", unit ? varying : -1);
+    }
   }
-  // One row: `n` positions from `start` along the varying dimension.
+  // Unit steps along the rows: the copy of the loops that reads them as vectors.
+  std::string unit = "stubjit_step" + std::to_string(varying) + " == 1";
+  for (const std::string& stride : projected_strides(context, varying))
+    unit += " && " + stride + " == 1";
+  out.line(2, "const bool stubjit_unit = " + unit + ";");
+  // One row: `n` positions from `start` along the varying dimension, each element's
+  // value from `el` (stubjit_element or, with unit steps, stubjit_element_unit).
   out.line(2,
-           "const auto stubjit_row = [&](const stubjit::u64 stubjit_start, "
+           "const auto stubjit_row = [&](const auto& stubjit_el, const stubjit::u64 stubjit_start, "
            "const stubjit::u64 stubjit_n) {");
   out.line(3, "stubjit::u64 stubjit_r = 0;");
-  out.line(3, "for (; stubjit_r + 8 <= stubjit_n; stubjit_r += 8)");
-  out.line(4, "for (int stubjit_j = 0; stubjit_j < 8; ++stubjit_j)");
-  out.line(5,
-           "stubjit_lanes[stubjit_j] = stubjit_reduce::combine(stubjit_lanes[stubjit_j], "
-           "stubjit_element(stubjit_start + stubjit_r + stubjit::u64(stubjit_j)));");
+  out.line(3, "for (; stubjit_r + " + lanes + " <= stubjit_n; stubjit_r += " + lanes + ") {");
+  for (int block = 0; block < cpu_reduce_blocks; ++block) {
+    const std::string b = std::to_string(block);
+    out.line(4, "for (int stubjit_j = 0; stubjit_j < 8; ++stubjit_j)");
+    out.line(5, "stubjit_lanes" + b + "[stubjit_j] = stubjit_reduce::combine(stubjit_lanes" + b +
+                    "[stubjit_j], stubjit_el(stubjit_start + stubjit_r + " +
+                    std::to_string(8 * block) + " + stubjit::u64(stubjit_j)));");
+  }
+  out.line(3, "}");
+  // The rest of the row (fewer than a block of each), one at a time into the first
+  // block's lanes.
   out.line(3,
            "for (int stubjit_j = 0; stubjit_r + stubjit::u64(stubjit_j) < stubjit_n; "
            "++stubjit_j)");
   out.line(4,
-           "stubjit_lanes[stubjit_j] = stubjit_reduce::combine(stubjit_lanes[stubjit_j], "
-           "stubjit_element(stubjit_start + stubjit_r + stubjit::u64(stubjit_j)));");
+           "stubjit_lanes0[stubjit_j % 8] = stubjit_reduce::combine(stubjit_lanes0[stubjit_j % 8], "
+           "stubjit_el(stubjit_start + stubjit_r + stubjit::u64(stubjit_j)));");
   out.line(2, "};");
   if (along >= 0) {
-    out.line(2, "if (stubjit_lo < stubjit_hi) stubjit_row(stubjit_lo, stubjit_hi - stubjit_lo);");
+    out.line(2, "if (stubjit_lo < stubjit_hi && stubjit_unit)");
+    out.line(3, "stubjit_row(stubjit_element_unit, stubjit_lo, stubjit_hi - stubjit_lo);");
+    out.line(2, "else if (stubjit_lo < stubjit_hi)");
+    out.line(3, "stubjit_row(stubjit_element, stubjit_lo, stubjit_hi - stubjit_lo);");
   } else {
     // Row by row from the part's first position; a row ends at the innermost
     // dimension's end, and the walk carries into the dimensions before it.
@@ -353,7 +410,10 @@ void emit_cpp_reduce_entry(const StubContext& context) {
              "const stubjit::u64 stubjit_n = stubjit::min_of<stubjit::u64>(stubjit_hi - "
              "stubjit_at, stubjit::u64(stubjit_count" +
                  last + " - stubjit_q" + last + "));");
-    out.line(3, "stubjit_row(stubjit::u64(stubjit_q" + last + "), stubjit_n);");
+    out.line(3, "if (stubjit_unit) stubjit_row(stubjit_element_unit, stubjit::u64(stubjit_q" +
+                    last + "), stubjit_n);");
+    out.line(3,
+             "else stubjit_row(stubjit_element, stubjit::u64(stubjit_q" + last + "), stubjit_n);");
     out.line(3, "stubjit_at += stubjit_n;");
     out.line(3, "stubjit_q" + last + " = " + I + "(stubjit_q" + last + " + " + I + "(stubjit_n));");
     if (rank > 1) {
@@ -372,15 +432,22 @@ void emit_cpp_reduce_entry(const StubContext& context) {
     }
     out.line(2, "}");
   }
-  out.line(2, "const stubjit_reduce::value_t stubjit_value = stubjit_reduce::combine(");
-  out.line(3,
-           "stubjit_reduce::combine(stubjit_reduce::combine(stubjit_lanes[0], stubjit_lanes[1]),");
-  out.line(3,
-           "                        stubjit_reduce::combine(stubjit_lanes[2], stubjit_lanes[3])),");
-  out.line(3,
-           "stubjit_reduce::combine(stubjit_reduce::combine(stubjit_lanes[4], stubjit_lanes[5]),");
-  out.line(
-      3, "                        stubjit_reduce::combine(stubjit_lanes[6], stubjit_lanes[7])));");
+  // The blocks onto the first, lane by lane (1 onto 0, 3 onto 2, then 2 onto 0), then
+  // its lanes in a fixed tree, each half onto the one before it.
+  for (int step = 1; step < cpu_reduce_blocks; step *= 2) {
+    for (int block = 0; block + step < cpu_reduce_blocks; block += 2 * step) {
+      const std::string to = std::to_string(block), from = std::to_string(block + step);
+      out.line(2, "for (int stubjit_j = 0; stubjit_j < 8; ++stubjit_j) stubjit_lanes" + to +
+                      "[stubjit_j] = stubjit_reduce::combine(stubjit_lanes" + to +
+                      "[stubjit_j], stubjit_lanes" + from + "[stubjit_j]);");
+    }
+  }
+  out.line(2, "for (int stubjit_w = 4; stubjit_w > 0; stubjit_w /= 2)");
+  out.line(3, "for (int stubjit_j = 0; stubjit_j < stubjit_w; ++stubjit_j)");
+  out.line(4,
+           "stubjit_lanes0[stubjit_j] = stubjit_reduce::combine(stubjit_lanes0[stubjit_j], "
+           "stubjit_lanes0[stubjit_j + stubjit_w]);");
+  out.line(2, "const stubjit_reduce::value_t stubjit_value = stubjit_lanes0[0];");
   emit_result_pointer(context, 2, result);
   out.line(2, "if (stubjit_rp.parts == 1) {");
   out.line(3, "// An empty segment leaves a combined result as it was.");
