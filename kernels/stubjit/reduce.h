@@ -3,8 +3,9 @@
 // A reduce launch numbers its groups segment by segment: group g reduces part
 // g % parts of segment g / parts (a segment: the values one element of the result
 // combines; a part: part_length of them, the last fewer). Each group combines its
-// part in a fixed order (on a GPU, each thread a fixed stride of it, then a tree over
-// the group's threads in group memory; on the CPU, sixteen lanes, then a fixed tree), so
+// part in a fixed order (on a GPU, each thread a fixed stride of it, then shuffles
+// within each warp and the warps' values in the first; on the CPU, sixteen lanes, then
+// a fixed tree), so
 // the same plan gives the same bits every run. With one part per segment the group
 // writes the result; with more, it leaves its value in the partials and counts its
 // arrival, and the segment's last group to arrive combines the partials, in part
@@ -69,21 +70,70 @@ __device__ __forceinline__ u32 reduce_arrive(u64 arrivals, u64 segment) {
   return atomicAdd(reinterpret_cast<u32*>(arrivals) + segment, 1u);
 }
 
-// The combination of every thread's `value`, returned to every thread of the group:
-// a tree over the threads' ranks in `scratch` (one T per thread, group memory), the
-// same order every run. Every thread of the group calls it.
+// `value` of the lane `delta` lanes up in the caller's warp (the caller's own where
+// there is none), for a value of any type: moved as 32-bit words. `lanes`: the lanes
+// the warp has (its last may have fewer than the width), every one of which calls it.
+template <class T>
+__device__ __forceinline__ T warp_shuffle_down(T value, u32 delta, u32 lanes) {
+  constexpr u32 words = u32((sizeof(T) + 3) / 4);
+  u32 word[words];
+  const u8* from = reinterpret_cast<const u8*>(&value);
+  u8* bytes = reinterpret_cast<u8*>(word);
+  for (u32 i = 0; i < 4 * words; ++i) bytes[i] = i < u32(sizeof(T)) ? from[i] : u8(0);
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  const u32 mask = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u;
+  for (u32 w = 0; w < words; ++w) word[w] = __shfl_down_sync(mask, word[w], delta);
+#else
+  (void)lanes;
+  for (u32 w = 0; w < words; ++w) word[w] = u32(__shfl_down(int(word[w]), delta));
+#endif
+  T moved;
+  u8* to = reinterpret_cast<u8*>(&moved);
+  for (u32 i = 0; i < u32(sizeof(T)); ++i) to[i] = bytes[i];
+  return moved;
+}
+
+// The combination of the first `count` lanes' values of the caller's warp, in lane 0
+// (the others hold partial combinations): a tree by shuffles, halving the distance,
+// each lane combining with the one `offset` above it where that lane exists. The same
+// order every run, for widths 32 and 64 and warps of any number of lanes.
+// `present`: the lanes the warp has, all of which call it (the shuffles' mask);
+// `count` <= present: the lanes whose values count; `width`: the warp width.
 template <class T, class Combine>
-__device__ __forceinline__ T group_reduce(T value, T* scratch, u32 rank, u32 threads,
-                                          Combine combine) {
-  scratch[rank] = value;
-  STUBJIT_GROUP_BARRIER();
-  u32 half = 1;
-  while (half * 2 < threads) half *= 2;
-  for (; half > 0; half /= 2) {
-    if (rank < half && rank + half < threads)
-      scratch[rank] = combine(scratch[rank], scratch[rank + half]);
-    STUBJIT_GROUP_BARRIER();
+__device__ __forceinline__ T warp_reduce(T value, u32 lane, u32 present, u32 count, u32 width,
+                                         Combine combine) {
+  for (u32 offset = width / 2; offset > 0; offset /= 2) {
+    const T other = warp_shuffle_down(value, offset, present);
+    if (lane + offset < count) value = combine(value, other);
   }
+  return value;
+}
+
+// The combination of every thread's `value`, returned to every thread of the group:
+// each warp's values by shuffles (warp_reduce), then the warps' in the first warp, in
+// warp order, through `scratch` (group memory, one T per warp; a group has at most as
+// many warps as a warp has lanes). `width`: the target's warp width (a stub passes
+// STUBJIT_WARP_SIZE, and checks when it compiles that it is the target's). The same order every
+// run. Every thread of the group calls it.
+template <class T, class Combine>
+__device__ __forceinline__ T group_reduce(T value, T* scratch, u32 rank, u32 threads, u32 width,
+                                          Combine combine) {
+  const u32 lane = rank % width, warp = rank / width;
+  const u32 left = threads - warp * width;
+  const u32 lanes = left < width ? left : width;
+  value = warp_reduce(value, lane, lanes, lanes, width, combine);
+  const u32 warps = (threads + width - 1) / width;
+  if (warps > 1) {
+    if (lane == 0) scratch[warp] = value;
+    STUBJIT_GROUP_BARRIER();
+    // The first warp, whole (there is more than one), combines the warps' values.
+    if (warp == 0) {
+      value = lane < warps ? scratch[lane] : value;
+      value = warp_reduce(value, lane, width, warps, width, combine);
+    }
+  }
+  if (rank == 0) scratch[0] = value;
+  STUBJIT_GROUP_BARRIER();
   const T total = scratch[0];
   STUBJIT_GROUP_BARRIER();  // scratch may be used again
   return total;

@@ -62,23 +62,25 @@ bool has_shared(const StubContext& context) { return context.has_param(ParamKind
 
 }  // namespace
 
+void emit_warp_width_check(const StubContext& context) {
+  SourceWriter& out = context.out();
+  const std::string what = name_of(context.request().pattern);
+  out.line(0, "#if defined(__AMDGCN_WAVEFRONT_SIZE)");
+  out.line(0, "static_assert(STUBJIT_WARP_SIZE == __AMDGCN_WAVEFRONT_SIZE, \"stubjit: a " + what +
+                  " stub's warp width must be the target's wavefront size\");");
+  out.line(0, "#elif defined(__CUDACC_RTC__) || defined(__CUDACC__)");
+  out.line(0, "static_assert(STUBJIT_WARP_SIZE == 32, \"stubjit: a " + what +
+                  " stub's warp width must be CUDA's 32 lanes\");");
+  out.line(0, "#endif");
+}
+
 void emit_gpu_group_entry(const StubContext& context, const std::string& bounds) {
   SourceWriter& out = context.out();
   const std::string I = context.index_type();
   const int rank = context.rank();
-  if (context.request().pattern == Pattern::group) {
-    // The Group's workers are the hardware's warps: its vector masks and fences hold
-    // only at the width the target runs (a runtime's adjusted limits could say another).
-    out.line(0, "#if defined(__AMDGCN_WAVEFRONT_SIZE)");
-    out.line(0,
-             "static_assert(STUBJIT_WARP_SIZE == __AMDGCN_WAVEFRONT_SIZE, \"stubjit: a group "
-             "stub's warp width must be the target's wavefront size\");");
-    out.line(0, "#elif defined(__CUDACC_RTC__) || defined(__CUDACC__)");
-    out.line(0,
-             "static_assert(STUBJIT_WARP_SIZE == 32, \"stubjit: a group stub's warp width "
-             "must be CUDA's 32 lanes\");");
-    out.line(0, "#endif");
-  }
+  // The Group's workers are the hardware's warps: its vector masks and fences hold
+  // only at the width the target runs (a runtime's adjusted limits could say another).
+  if (context.request().pattern == Pattern::group) emit_warp_width_check(context);
   out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
                   "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
   out.line(0, "{");

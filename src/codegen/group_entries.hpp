@@ -7,6 +7,9 @@
 
 namespace stubjit::detail {
 
+// A static_assert that the stub's STUBJIT_WARP_SIZE is the target's warp width (CUDA's
+// 32, the AMD target's wavefront size): for stubs whose warps must be the hardware's.
+void emit_warp_width_check(const StubContext& context);
 // The CUDA and HIP entry; `bounds` is its __launch_bounds__(...) with a trailing
 // space, or empty.
 void emit_gpu_group_entry(const StubContext& context, const std::string& bounds);

@@ -345,15 +345,20 @@ void emit_cpp_reduce_entry(const StubContext& context) {
           unit ? "stubjit_element_unit" : "stubjit_element", unit ? varying : -1);
     }
   } else {
-    // The row's other positions are the walk's (stubjit_q<d>, below).
-    out.line(2, "stubjit::u64 stubjit_rest = stubjit_lo;");
+    // The row's other positions are the walk's (stubjit_q<d>, below), from the part's
+    // first position; an empty part (an empty domain: a count may be 0) divides by
+    // nothing.
+    for (int d = 0; d < rank; ++d) out.line(2, I + " stubjit_q" + std::to_string(d) + " = 0;");
+    out.line(2, "if (stubjit_lo < stubjit_hi) {");
+    out.line(3, "stubjit::u64 stubjit_rest = stubjit_lo;");
     for (int d = rank - 1; d > 0; --d) {
       const std::string n = std::to_string(d);
-      out.line(2, I + " stubjit_q" + n + " = " + I + "(stubjit_rest % stubjit::u64(stubjit_count" +
-                      n + "));");
-      out.line(2, "stubjit_rest /= stubjit::u64(stubjit_count" + n + ");");
+      out.line(3, "stubjit_q" + n + " = " + I + "(stubjit_rest % stubjit::u64(stubjit_count" + n +
+                      "));");
+      out.line(3, "stubjit_rest /= stubjit::u64(stubjit_count" + n + ");");
     }
-    out.line(2, I + " stubjit_q0 = " + I + "(stubjit_rest);");
+    out.line(3, "stubjit_q0 = " + I + "(stubjit_rest);");
+    out.line(2, "}");
     for (const bool unit : {false, true}) {
       emit_element(
           context, 2,
@@ -480,6 +485,8 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
   const std::string I = context.index_type();
   const int rank = context.rank();
   const Param& result = result_of(context);
+  // The group's tree shuffles within warps (reduce.h, warp_reduce).
+  emit_warp_width_check(context);
   out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
                   "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
   out.line(0, "{");
@@ -500,7 +507,7 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
   out.line(1,
            "stubjit_reduce::value_t* const stubjit_partials = "
            "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_rp.partials);");
-  out.line(1, "// Group memory: the last-arrival flag, then one value per thread.");
+  out.line(1, "// Group memory: the last-arrival flag, then one value per warp.");
   out.line(1, "STUBJIT_GROUP_MEMORY(stubjit_group_memory);");
   out.line(1,
            "stubjit::u32* const stubjit_last = "
@@ -537,7 +544,7 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
            "stubjit_value = stubjit_reduce::combine(stubjit_value, stubjit_element(stubjit_k));");
   out.line(1,
            "stubjit_value = stubjit::group_reduce(stubjit_value, stubjit_scratch, stubjit_rank, "
-           "stubjit_threads, stubjit_reduce::combiner());");
+           "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::combiner());");
   emit_result_pointer(context, 1, result);
   out.line(1, "if (stubjit_rp.parts == 1) {");
   out.line(2, "// An empty segment leaves a combined result as it was.");
@@ -565,7 +572,7 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
            "stubjit_partials + stubjit_segment * stubjit_rp.parts + stubjit_p));");
   out.line(1,
            "stubjit_total = stubjit::group_reduce(stubjit_total, stubjit_scratch, stubjit_rank, "
-           "stubjit_threads, stubjit_reduce::combiner());");
+           "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::combiner());");
   out.line(1, "if (stubjit_rank == 0) {");
   out.line(2,
            "*stubjit_out = stubjit_rp.assign ? stubjit_total : "

@@ -388,7 +388,21 @@ LaunchSummary Kernel::reduce_args(const Domain& domain, const Arg* args, std::si
                                           "', whose result '" + result->name + "' is " +
                                           name_of(result->type));
   }
-  // The arguments with the result's field where the signature has it.
+  // The arguments with the result's field where the signature has it: every argument
+  // but the result's, counted here so that the error leaves the result out.
+  std::size_t expected = 0;
+  std::string names;
+  for (const Param& p : kernel.source.signature) {
+    if (!takes_argument(p) || &p == result) continue;
+    ++expected;
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  if (count != expected) {
+    throw ArgumentError("", "Kernel::reduce of kernel '" + kernel.source.name + "' takes " +
+                                std::to_string(expected) + " argument" +
+                                (expected == 1 ? "" : "s") + " (" + names + "; the result '" +
+                                result->name + "' is its own), got " + std::to_string(count));
+  }
   detail::RuntimeState& runtime = *kernel.runtime;
   detail::Device& device = runtime.device_for("reduce to a host value");
   const std::size_t bytes = size_of(type);
@@ -400,11 +414,9 @@ LaunchSummary Kernel::reduce_args(const Domain& domain, const Arg* args, std::si
     if (&p == result) {
       all.emplace_back(field);
     } else if (takes_argument(p)) {
-      if (next == count) break;  // too few: bind says so
       all.push_back(args[next++]);
     }
   }
-  while (next < count) all.push_back(args[next++]);  // too many: bind says so
   LaunchOptions assign = options;
   assign.reduce_update = ReduceUpdate::assign;
   const LaunchSummary summary = launch_args(domain, all.data(), all.size(), assign);

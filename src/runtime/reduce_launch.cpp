@@ -120,8 +120,9 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
   if (out.device_threads) {
     shape = {threads, 1, 1};
     // The last-arrival flag (16 bytes, keeping the values aligned), then a value per
-    // thread for the tree.
-    const u64 bytes = 16 + (u64(threads) * out.value_bytes + 15) / 16 * 16;
+    // warp for the tree (reduce.h, group_reduce).
+    const u64 warp = std::max<u64>(runtime.limits.warp_size, 1);
+    const u64 bytes = 16 + ((u64(threads) + warp - 1) / warp * out.value_bytes + 15) / 16 * 16;
     std::uint32_t limit = runtime.limits.max_shared_bytes;
     if (runtime.limits_overridden) limit = std::min(limit, runtime.device_limits.max_shared_bytes);
     if (bytes > limit) {
@@ -218,6 +219,14 @@ void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& plan
       device.launch(*stub.module, lp, packed.data(), packed.size(), stream);
     } catch (const BackendError& error) {
       if (i == 0) throw;
+      // The dispatches issued may still use the partials: wait for them before the
+      // memory is released (or given to the next launch).
+      if (scratch) {
+        try {
+          stream->synchronize();
+        } catch (const std::exception&) {  // the launch's own error is the one to report
+        }
+      }
       throw LaunchError(i, n,
                         "dispatch " + std::to_string(i + 1) + " of " + std::to_string(n) + " of " +
                             stub.entry + " failed after the first " + std::to_string(i) +
@@ -354,6 +363,7 @@ LaunchSummary prepare_reduce(KernelState& kernel, const Domain& domain, const Ar
     summary.group_size = fitted.group_size;
     summary.shared_bytes = fitted.shared_bytes;
     summary.reduce_parts = fitted.reduce_parts;
+    summary.dispatches = fitted.dispatches;
     runtime.device->check_plan(*stub.module, planned.plan);
   }
   return summary;

@@ -752,6 +752,20 @@ TEST(ReduceEmpty, AlongAnEmptyDimensionEachElementIsLeftOrAssigned) {
   EXPECT_EQ(field.to_vector<double>(), (std::vector<double>{1, 2, 3}));
 }
 
+// An empty domain whose empty dimension is not the first, its stub compiled without
+// optimization: the part's first position is not raised over a count of 0 (at -O3
+// Clang happened to move that division out of the way; at -O0 it was a SIGFPE).
+TEST(ReduceEmpty, AnEmptyInnerDimensionDividesByNothingAtO0) {
+  RuntimeOptions options = test::cpu_memory_only_options();
+  options.compiler_options = {"-O0"};
+  Runtime runtime(options);
+  Kernel sum =
+      runtime.kernel({"sum_o0", {in<float>("x"), result<float>("v", Combiner::sum)}, "v = x;"});
+  Field x = runtime.allocate<float>({4, 0, 3});
+  EXPECT_EQ(sum.reduce<float>(Domain{4, 0, 3}, x), 0.0f);
+  EXPECT_EQ(sum.reduce<float>(Domain{4, 3, 0}, runtime.allocate<float>({4, 3, 0})), 0.0f);
+}
+
 TEST(ReduceEdges, OneElementDomains) {
   Runtime runtime(test::cpu_memory_only_options());
   Kernel whole = runtime.kernel(hash_kernel(0));
@@ -1288,7 +1302,17 @@ TEST(ReduceErrors, LaunchesThatCannotRunAreRefusedAndWriteNothing) {
                                 {"reduces along a dimension", "rank 1"});
   expect_refused<ArgumentError>(runtime, [&] { plain.reduce<float>(Domain{3}, 1.0f); },
                                 {"has no result"});
-  expect_refused<ArgumentError>(runtime, [&] { total.reduce<double>(Domain{3, 4}); }, {});
+  // The count leaves the result out: it is Kernel::reduce's own.
+  expect_refused<ArgumentError>(runtime,
+                                [&] {
+                                  total.reduce<double>(Domain{3, 4});
+                                },
+                                {"takes 1 argument (x; the result 't' is its own), got 0"});
+  expect_refused<ArgumentError>(runtime,
+                                [&] {
+                                  total.reduce<double>(Domain{3, 4}, x, x);
+                                },
+                                {"takes 1 argument (x; the result 't' is its own), got 2"});
 
   const double constant[3] = {-8.0, -8.0, -8.0};
   Field read_only = runtime.wrap(static_cast<const double*>(constant), {3});

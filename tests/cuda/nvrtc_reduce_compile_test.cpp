@@ -84,7 +84,8 @@ TEST_P(NvrtcReduceStubs, EveryCaseCompilesToACubinDefiningItsEntry) {
 // What every reduce stub compiles to, in the PTX: the tree's __syncthreads as a
 // barrier (bar.sync or barrier.sync), its scratch as the one dynamic .extern .shared
 // array aligned to 16 bytes, the arrival count as a global atomic add (atom.global.add,
-// or red. where the old value went unused), and the launch bounds as .maxntid.
+// or red. where the old value went unused), the launch bounds as .maxntid, and the
+// warps' trees as shuffles (shfl.sync.down.b32).
 TEST_P(NvrtcReduceStubs, PtxHoldsTheBarrierGroupMemoryAndArrivalCount) {
   REQUIRE_NVRTC();
   const ReduceArchCase a = GetParam();
@@ -114,6 +115,8 @@ TEST_P(NvrtcReduceStubs, PtxHoldsTheBarrierGroupMemoryAndArrivalCount) {
     const bool atomic_add =
         ptx.find("atom.global.add") != std::string::npos || ptx.find("red.") != std::string::npos;
     EXPECT_TRUE(atomic_add) << ptx;
+    // The warps' trees: shuffles down the warp (reduce.h, warp_reduce).
+    EXPECT_NE(ptx.find("shfl.sync.down.b32"), std::string::npos) << ptx;
   }
 }
 
@@ -206,6 +209,31 @@ TEST(NvrtcReduceCompile, ErrorsInTheBodyAndTheCombinerAreReportedAtTheirLines) {
       {"broken_combine", {in<float>("x"), result<float>("v", "a + no_such_b", "0")}, "v = x;"});
   EXPECT_NE(combine.find("broken_combine.combine:1:"), std::string::npos) << combine;
   EXPECT_NE(combine.find("no_such_b"), std::string::npos) << combine;
+}
+
+// A reduce stub written for warps other than CUDA's 32 lanes does not compile: its
+// warps' trees shuffle over the hardware's lanes.
+TEST(NvrtcReduceCompile, AReduceStubForAnotherWarpWidthIsRefused) {
+  REQUIRE_NVRTC();
+  ReduceStubCase c;
+  c.kernel = KernelSource{
+      "warp_reduce_sum", {in<float>("x"), result<float>("v", Combiner::sum)}, "v = x;"};
+  c.bindings = {Binding::projection, Binding::broadcast};
+  const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
+                               CudaTarget{parse_cuda_arch("sm_90"), false});
+  const auto compile = [&](std::uint32_t warp) {
+    const GeneratedStub stub = generate_stub(test::reduce::reduce_request(c, "cuda", 32, warp));
+    return compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+  };
+  EXPECT_NO_THROW(compile(32));
+  for (const std::uint32_t warp : {16u, 64u}) {
+    try {
+      compile(warp);
+      ADD_FAILURE() << "a reduce stub for warps of " << warp << " compiled";
+    } catch (const CompileError& error) {
+      EXPECT_NE(error.log().find("must be CUDA's 32 lanes"), std::string::npos) << error.log();
+    }
+  }
 }
 
 }  // namespace

@@ -172,5 +172,31 @@ TEST(HipReduceCompile, ErrorInAReduceBodyIsReportedAtTheBodysLine) {
   }
 }
 
+// A reduce stub written for another wavefront width than the target's does not
+// compile: its warps' trees shuffle over the hardware's lanes.
+TEST(HipReduceCompile, AReduceStubForAnotherWarpWidthIsRefused) {
+  STUBJIT_REQUIRE_HIPRTC();
+  ReduceStubCase c;
+  c.kernel = KernelSource{
+      "warp_reduce_sum", {in<float>("x"), result<float>("v", Combiner::sum)}, "v = x;"};
+  c.bindings = {Binding::projection, Binding::broadcast};
+  for (const std::string arch : {"gfx90a", "gfx1030"}) {
+    const std::uint32_t width = arch == "gfx90a" ? 64 : 32;
+    const HiprtcCompiler compiler(arch);
+    const auto compile = [&](std::uint32_t warp) {
+      const GeneratedStub stub = generate_stub(test::reduce::reduce_request(c, "hip", 32, warp));
+      return compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+    };
+    EXPECT_NO_THROW(compile(width)) << arch;
+    try {
+      compile(width == 64 ? 32 : 64);
+      ADD_FAILURE() << arch << ": a reduce stub for the other width compiled";
+    } catch (const CompileError& error) {
+      EXPECT_NE(error.log().find("must be the target's wavefront size"), std::string::npos)
+          << error.log();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace stubjit::detail
