@@ -24,12 +24,15 @@
 //     32x33 shared tile (one group per 32x32 tile), in groups of 256 and 1024 threads,
 //     against device copy bandwidth (BM_DeviceCopy moves the same bytes; target >= 0.8,
 //     issue #11).
+//   Reduce (GPU): the sum of 2^28 floats, whole and by rows, against device copy
+//     bandwidth in the same iterations (target >= 0.85, issue #12).
 //
 // GPU benchmarks report an error and run nothing without a CUDA device.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
@@ -558,6 +561,74 @@ BENCHMARK(BM_TiledTranspose_Stubjit)
     ->Arg(1024)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// A reduce kernel's sum of 2^28 floats (argument 0: the whole field to one element;
+// 1: the rows of the 2^14 x 2^14 field, along the last dimension), left on the device
+// (assign), each iteration alternating with a device copy of the same field. Counters:
+// the medians, and reduce_over_copy = the reduce's bandwidth (bytes read per second)
+// ÷ the copy's (bytes read and written per second; target >= 0.85, issue #12). The
+// sums are checked once against the host's before timing.
+void BM_Reduce_Stubjit(benchmark::State& state) {
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  const bool rows = state.range(0) == 1;
+  Kernel sum = gpu.runtime->kernel(
+      KernelSource{rows ? "sum_rows" : "sum_all",
+                   {in<float>("x"), result<float>("v", Combiner::sum, rows ? 1 : 0)},
+                   "v = x;"});
+  const std::int64_t side = saxpy_side;
+  Field x = gpu.runtime->allocate<float>({side, side});
+  Field copy_out = gpu.runtime->allocate<float>({side, side});
+  Field result = rows ? gpu.runtime->allocate<float>({side}) : gpu.runtime->allocate<float>({});
+  const auto n = static_cast<std::size_t>(side * side);
+  std::vector<float> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<float>(i % 1000) * 0.001f;
+  x.copy_from(host);
+  const Domain domain{side, side};
+  LaunchOptions options;
+  options.reduce_update = ReduceUpdate::assign;
+  const LaunchSummary summary = sum.launch(options, domain, x, result);
+  gpu.runtime->synchronize();
+  {
+    const std::vector<float> got = result.to_vector<float>();
+    for (std::size_t r = 0; r < got.size(); ++r) {
+      double want = 0;
+      const std::size_t length = rows ? static_cast<std::size_t>(side) : n;
+      for (std::size_t k = 0; k < length; ++k) want += double(host[r * length + k]);
+      if (std::abs(double(got[r]) - want) > 1e-4 * std::max(want, 1.0))
+        return state.SkipWithError(("the sum of " + std::to_string(r) + " is " +
+                                    std::to_string(got[r]) + ", not " + std::to_string(want))
+                                       .c_str());
+    }
+  }
+  const std::size_t bytes = sizeof(float) * n;
+  const auto copy = [&] {
+    gpu.driver->check(gpu.driver->memcpy_dtod(reinterpret_cast<std::uintptr_t>(copy_out.data()),
+                                              reinterpret_cast<std::uintptr_t>(x.data()), bytes),
+                      "cuMemcpyDtoD");
+  };
+  copy();  // warm up
+  gpu.runtime->synchronize();
+  std::vector<double> reduce_ms, copy_ms;
+  std::int64_t iteration = 0;
+  for (auto _ : state) {
+    stubjit::bench::time_both_alternating(
+        iteration++,
+        [&] { return 1e3 * device_seconds(gpu, [&] { sum.launch(options, domain, x, result); }); },
+        reduce_ms, [&] { return 1e3 * device_seconds(gpu, copy); }, copy_ms);
+    state.SetIterationTime(reduce_ms.back() / 1e3);
+  }
+  state.counters["reduce_ms"] = median(reduce_ms);
+  state.counters["copy_ms"] = median(copy_ms);
+  // Bandwidths: the reduce reads the field once, the copy reads and writes it.
+  state.counters["reduce_over_copy"] =
+      (double(bytes) / median(reduce_ms)) / (2.0 * double(bytes) / median(copy_ms));
+  state.counters["parts"] = summary.reduce_parts;
+  state.SetLabel(std::string(rows ? "rows" : "whole") + ", group of " +
+                 std::to_string(summary.group_size));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * double(bytes)));
+}
+BENCHMARK(BM_Reduce_Stubjit)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Device-to-device copy of one 2^28-float array: the bandwidth reference.
 void BM_DeviceCopy(benchmark::State& state) {
