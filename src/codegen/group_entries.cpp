@@ -74,13 +74,8 @@ void emit_warp_width_check(const StubContext& context) {
   out.line(0, "#endif");
 }
 
-void emit_gpu_group_entry(const StubContext& context, const std::string& bounds) {
+void emit_gpu_entry_head(const StubContext& context, const std::string& bounds) {
   SourceWriter& out = context.out();
-  const std::string I = context.index_type();
-  const int rank = context.rank();
-  // The Group's workers are the hardware's warps: its vector masks and fences hold
-  // only at the width the target runs (a runtime's adjusted limits could say another).
-  if (context.request().pattern == Pattern::group) emit_warp_width_check(context);
   out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
                   "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
   out.line(0, "{");
@@ -89,7 +84,7 @@ void emit_gpu_group_entry(const StubContext& context, const std::string& bounds)
            "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + blockIdx.x + "
            "stubjit_lp.grid[0] * (blockIdx.y + stubjit_lp.grid[1] * stubjit::u64(blockIdx.z));");
   out.line(1, "// Past the last group: the whole block leaves, so no thread of a group that");
-  out.line(1, "// runs waits at a fence for it.");
+  out.line(1, "// runs waits at a barrier for it.");
   out.line(1, "if (stubjit_gid >= stubjit::u64(stubjit_lp.linear_end)) return;");
   out.line(1,
            "const stubjit::u32 stubjit_rank = threadIdx.x + stubjit_lp.block[0] * (threadIdx.y + "
@@ -98,6 +93,16 @@ void emit_gpu_group_entry(const StubContext& context, const std::string& bounds)
            "const stubjit::u32 stubjit_threads = stubjit_lp.block[0] * stubjit_lp.block[1] * "
            "stubjit_lp.block[2];");
   context.emit_argument_locals(1);
+}
+
+void emit_gpu_group_entry(const StubContext& context, const std::string& bounds) {
+  SourceWriter& out = context.out();
+  const std::string I = context.index_type();
+  const int rank = context.rank();
+  // The Group's workers are the hardware's warps: its vector masks and fences hold
+  // only at the width the target runs (a runtime's adjusted limits could say another).
+  if (context.request().pattern == Pattern::group) emit_warp_width_check(context);
+  emit_gpu_entry_head(context, bounds);
   if (context.request().pattern == Pattern::group) {
     emit_raise(context, 1, "stubjit_gid", "stubjit_count", "stubjit_p");
     for (int d = 0; d < rank; ++d) context.emit_logical_index(1, d);

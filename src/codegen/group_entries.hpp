@@ -10,6 +10,11 @@ namespace stubjit::detail {
 // A static_assert that the stub's STUBJIT_WARP_SIZE is the target's warp width (CUDA's
 // 32, the AMD target's wavefront size): for stubs whose warps must be the hardware's.
 void emit_warp_width_check(const StubContext& context);
+// The opening of a CUDA or HIP entry whose groups are blocks, every such pattern's: its
+// signature, the domain's locals, the group's number (stubjit_gid; a block past the
+// last group leaves whole), the thread's rank in it and the group's threads
+// (stubjit_rank, stubjit_threads), the arguments' locals. `bounds` as below.
+void emit_gpu_entry_head(const StubContext& context, const std::string& bounds);
 // The CUDA and HIP entry; `bounds` is its __launch_bounds__(...) with a trailing
 // space, or empty.
 void emit_gpu_group_entry(const StubContext& context, const std::string& bounds);

@@ -487,22 +487,7 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
   const Param& result = result_of(context);
   // The group's tree shuffles within warps (reduce.h, warp_reduce).
   emit_warp_width_check(context);
-  out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
-                  "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
-  out.line(0, "{");
-  context.emit_domain_locals(1);
-  out.line(1,
-           "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + blockIdx.x + "
-           "stubjit_lp.grid[0] * (blockIdx.y + stubjit_lp.grid[1] * stubjit::u64(blockIdx.z));");
-  out.line(1, "// Past the last group: the whole block leaves (no barrier waits for it).");
-  out.line(1, "if (stubjit_gid >= stubjit::u64(stubjit_lp.linear_end)) return;");
-  out.line(1,
-           "const stubjit::u32 stubjit_rank = threadIdx.x + stubjit_lp.block[0] * (threadIdx.y + "
-           "stubjit_lp.block[1] * threadIdx.z);");
-  out.line(1,
-           "const stubjit::u32 stubjit_threads = stubjit_lp.block[0] * stubjit_lp.block[1] * "
-           "stubjit_lp.block[2];");
-  context.emit_argument_locals(1);
+  emit_gpu_entry_head(context, bounds);
   out.line(1, "const stubjit::ReduceParams& stubjit_rp = stubjit_args.stubjit_reduce;");
   out.line(1,
            "stubjit_reduce::value_t* const stubjit_partials = "
