@@ -136,30 +136,34 @@ g.worker_loop(n, [&](int w) {
 )"});
   const std::int32_t n = 6;
   const i64 groups = 4;
-  Field one = runtime.allocate<std::int32_t>({n});
-  Field two = runtime.allocate<std::int32_t>({n, n + 1});
-  Field three = runtime.allocate<std::int32_t>({2, n, 3});
+  // Each group its own slice of every field (projected over the groups: the CPU runs
+  // groups on several threads at once, so groups sharing an element would race).
+  Field one = runtime.allocate<std::int32_t>({groups, n});
+  Field two = runtime.allocate<std::int32_t>({groups, n, n + 1});
+  Field three = runtime.allocate<std::int32_t>({groups, 2, n, 3});
   Field singles = runtime.allocate<std::int32_t>({groups});
   Field sizes = runtime.allocate<std::int32_t>({groups, 7});
-  Field wv = runtime.allocate<std::int32_t>({n, n + 2});
-  Field vsingles = runtime.allocate<std::int32_t>({n});
+  Field wv = runtime.allocate<std::int32_t>({groups, n, n + 2});
+  Field vsingles = runtime.allocate<std::int32_t>({groups, n});
   for (Field* f : {&one, &two, &three, &singles, &wv, &vsingles})
     f->copy_from(std::vector<std::int32_t>(std::size_t(f->size()), 0));
   const LaunchSummary summary =
       every.launch(Domain{groups}, n, one, two, three, singles, sizes, wv, vsingles);
   EXPECT_EQ(summary.group_size, 1u);
-  // Each group adds its index + 1 to every element: 1 + 2 + 3 + 4.
-  EXPECT_EQ(one.to_vector<std::int32_t>(), std::vector<std::int32_t>(n, 10));
-  EXPECT_EQ(two.to_vector<std::int32_t>(), std::vector<std::int32_t>(n * (n + 1), 4));
-  EXPECT_EQ(three.to_vector<std::int32_t>(), std::vector<std::int32_t>(2 * n * 3, 4));
+  // Group g adds g + 1 to each element of its slice; every other construct adds 1 once.
+  std::vector<std::int32_t> want_one;
+  for (i64 g = 0; g < groups; ++g) want_one.insert(want_one.end(), std::size_t(n), int(g) + 1);
+  EXPECT_EQ(one.to_vector<std::int32_t>(), want_one);
+  EXPECT_EQ(two.to_vector<std::int32_t>(), std::vector<std::int32_t>(groups * n * (n + 1), 1));
+  EXPECT_EQ(three.to_vector<std::int32_t>(), std::vector<std::int32_t>(groups * 2 * n * 3, 1));
   EXPECT_EQ(singles.to_vector<std::int32_t>(), std::vector<std::int32_t>(groups, 1));
   for (i64 g = 0; g < groups; ++g) {
     const std::vector<std::int32_t> got = sizes.to_vector<std::int32_t>();
     EXPECT_EQ(std::vector<std::int32_t>(got.begin() + g * 7, got.begin() + g * 7 + 7),
               (std::vector<std::int32_t>{1, 0, 1, 1, 0, 1, 0}));
   }
-  EXPECT_EQ(wv.to_vector<std::int32_t>(), std::vector<std::int32_t>(n * (n + 2), 4));
-  EXPECT_EQ(vsingles.to_vector<std::int32_t>(), std::vector<std::int32_t>(n, 4));
+  EXPECT_EQ(wv.to_vector<std::int32_t>(), std::vector<std::int32_t>(groups * n * (n + 2), 1));
+  EXPECT_EQ(vsingles.to_vector<std::int32_t>(), std::vector<std::int32_t>(groups * n, 1));
 }
 
 // Loops of no iteration and negative counts run nothing.
