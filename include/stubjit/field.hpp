@@ -17,14 +17,15 @@ namespace stubjit {
 class Field;
 class Stream;
 
+enum class Layout : std::uint8_t { row_major, column_major };
+
 namespace detail {
 class RuntimeState;
-// A rank-0 field over `memory`, device memory of `runtime` for one element of `type`,
-// released with the field's last handle (Kernel::reduce's result).
-Field device_field(std::shared_ptr<RuntimeState> runtime, void* memory, ElementType type);
+// Runtime::allocate for code that holds the runtime's state, not a Runtime
+// (Kernel::reduce's result field).
+Field allocate_field(std::shared_ptr<RuntimeState> runtime, ElementType type,
+                     const std::vector<std::int64_t>& extents, Layout layout);
 }  // namespace detail
-
-enum class Layout : std::uint8_t { row_major, column_major };
 
 // A field is a pointer into a backend's memory plus element type, extents and
 // strides (in elements). Copying a Field copies the handle, not the data; the
@@ -132,8 +133,9 @@ class STUBJIT_API Field {
 
  private:
   friend class Runtime;
-  friend Field detail::device_field(std::shared_ptr<detail::RuntimeState> runtime, void* memory,
-                                    ElementType type);
+  friend Field detail::allocate_field(std::shared_ptr<detail::RuntimeState> runtime,
+                                      ElementType type, const std::vector<std::int64_t>& extents,
+                                      Layout layout);
   void check_host_type(ElementType host_type, std::size_t count) const;
   // Everything a copy of `bytes` needs: a dense field of that size (and writable
   // when `into`).

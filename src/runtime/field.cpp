@@ -132,16 +132,22 @@ void Field::copy_to_bytes_async(void* host, std::size_t bytes, const Stream& str
 }
 
 Field Runtime::allocate(ElementType type, const std::vector<std::int64_t>& extents, Layout layout) {
-  if (!detail::is_valid(type))
-    throw FieldError("allocate: element type " + detail::number_of(type) + " is no ElementType");
-  if (!detail::is_valid(layout))
-    throw FieldError("allocate: layout " + detail::number_of(layout) + " is no Layout");
+  return detail::allocate_field(state_, type, extents, layout);
+}
+
+namespace detail {
+
+Field allocate_field(std::shared_ptr<RuntimeState> runtime, ElementType type,
+                     const std::vector<std::int64_t>& extents, Layout layout) {
+  if (!is_valid(type))
+    throw FieldError("allocate: element type " + number_of(type) + " is no ElementType");
+  if (!is_valid(layout))
+    throw FieldError("allocate: layout " + number_of(layout) + " is no Layout");
   check_shape(extents);
   const std::int64_t size = checked_size(extents, type);
   const std::size_t bytes = static_cast<std::size_t>(size) * size_of(type);
-  std::shared_ptr<detail::RuntimeState> runtime = state_;
   Field field;
-  detail::Device& device = runtime->device_for("allocate device memory");
+  Device& device = runtime->device_for("allocate device memory");
   field.memory_ = std::shared_ptr<void>(device.allocate(bytes),
                                         [runtime](void* p) { runtime->device->deallocate(p); });
   field.runtime_ = runtime;
@@ -150,20 +156,6 @@ Field Runtime::allocate(ElementType type, const std::vector<std::int64_t>& exten
   field.extents_ = extents;
   field.strides_ = dense_strides(extents, layout);
   field.size_ = size;
-  field.writable_ = true;
-  return field;
-}
-
-namespace detail {
-
-Field device_field(std::shared_ptr<RuntimeState> runtime, void* memory, ElementType type) {
-  Field field;
-  field.memory_ =
-      std::shared_ptr<void>(memory, [runtime](void* p) { runtime->device->deallocate(p); });
-  field.runtime_ = std::move(runtime);
-  field.data_ = memory;
-  field.type_ = type;
-  field.size_ = 1;
   field.writable_ = true;
   return field;
 }

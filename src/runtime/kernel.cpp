@@ -404,9 +404,7 @@ LaunchSummary Kernel::reduce_args(const Domain& domain, const Arg* args, std::si
                                 result->name + "' is its own), got " + std::to_string(count));
   }
   detail::RuntimeState& runtime = *kernel.runtime;
-  detail::Device& device = runtime.device_for("reduce to a host value");
-  const std::size_t bytes = size_of(type);
-  const Field field = detail::device_field(kernel.runtime, device.allocate(bytes), type);
+  const Field field = detail::allocate_field(kernel.runtime, type, {}, Layout::row_major);
   std::vector<Arg> all;
   all.reserve(count + 1);
   std::size_t next = 0;
@@ -426,7 +424,7 @@ LaunchSummary Kernel::reduce_args(const Domain& domain, const Arg* args, std::si
   detail::StreamState* stream =
       options.stream ? options.stream->state() : runtime.default_stream.get();
   stream->synchronize();
-  field.copy_to_bytes(value, bytes);
+  field.copy_to_bytes(value, size_of(type));
   return summary;
 }
 

@@ -158,6 +158,16 @@ LaunchSummary summary_of(const ReduceLaunch& planned) {
   return summary;
 }
 
+// The summary of a launch planned again for its stub (fit_to_module), keeping what
+// the finding of the stub said (compiled, generic).
+void refit(LaunchSummary& summary, const ReduceLaunch& planned) {
+  const LaunchSummary fitted = summary_of(planned);
+  summary.group_size = fitted.group_size;
+  summary.shared_bytes = fitted.shared_bytes;
+  summary.reduce_parts = fitted.reduce_parts;
+  summary.dispatches = fitted.dispatches;
+}
+
 // A stub whose registers allow fewer threads than planned: fewer (whole warps), the
 // layout planned again; a fixed size is refused.
 void fit_to_module(const KernelState& kernel, const Module& module, const LaunchOptions& options,
@@ -336,11 +346,7 @@ LaunchSummary launch_reduce(KernelState& kernel, const Domain& domain, const Arg
   const LoadedStub& stub = stub_for(kernel, identity, summary.compiled, hold);
   runtime.device_for("launch a kernel");
   fit_to_module(kernel, *stub.module, options, planned);
-  const LaunchSummary fitted = summary_of(planned);
-  summary.group_size = fitted.group_size;
-  summary.shared_bytes = fitted.shared_bytes;
-  summary.reduce_parts = fitted.reduce_parts;
-  summary.dispatches = fitted.dispatches;
+  refit(summary, planned);
   issue(kernel, stub, planned, options, stream);
   runtime.launches.add();
   return summary;
@@ -359,11 +365,7 @@ LaunchSummary prepare_reduce(KernelState& kernel, const Domain& domain, const Ar
   const LoadedStub& stub = stub_for(kernel, *identity, summary.compiled, hold);
   if (runtime.device) {
     fit_to_module(kernel, *stub.module, options, planned);
-    const LaunchSummary fitted = summary_of(planned);
-    summary.group_size = fitted.group_size;
-    summary.shared_bytes = fitted.shared_bytes;
-    summary.reduce_parts = fitted.reduce_parts;
-    summary.dispatches = fitted.dispatches;
+    refit(summary, planned);
     runtime.device->check_plan(*stub.module, planned.plan);
   }
   return summary;
