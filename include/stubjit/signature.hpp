@@ -55,6 +55,13 @@ enum class Combiner : std::uint8_t {
 
 STUBJIT_API const char* name_of(Combiner combiner) noexcept;
 
+// Which prefix a scan writes at each position (scan<T>): inclusive, the combination
+// of the values up to and including its own; exclusive, of those before it (the
+// identity at the first). `none`: not a scan (every parameter but a scan's).
+enum class ScanKind : std::uint8_t { none, inclusive, exclusive };
+
+STUBJIT_API const char* name_of(ScanKind kind) noexcept;
+
 // How a parameter appears in the body:
 //   scalar<T>                 T name
 //   field<T> rank 0, read     T name            (the projected element)
@@ -67,6 +74,8 @@ STUBJIT_API const char* name_of(Combiner combiner) noexcept;
 //   shared<T>                 stubjit::View<T, R> name (R = number of extents)
 //   result<T>                 T& name                  (the element's value, the identity
 //                                                       until the body sets it)
+//   scan<T>                   T& name                  (the element's value, the field's
+//                                                       element until the body sets it)
 struct STUBJIT_API Param {
   ParamKind kind = ParamKind::scalar;
   std::string name;
@@ -89,8 +98,14 @@ struct STUBJIT_API Param {
   Combiner combiner = Combiner::none;
   std::string combine{};
   std::string identity{};
+  // A scan's output (scan<T>): a result whose field has the domain's rank, and which
+  // prefix each of its elements receives.
+  ScanKind scan = ScanKind::none;
 
+  // A reduction's result or a scan's output: the parameter whose values the launch
+  // combines.
   bool is_result() const noexcept { return combiner != Combiner::none; }
+  bool is_scan() const noexcept { return scan != ScanKind::none; }
 };
 
 using Signature = std::vector<Param>;
@@ -216,9 +231,33 @@ Param result(std::string name, std::string combine, std::string identity, int ra
   return param;
 }
 
+// The output of a scan along one dimension (docs/patterns.md): the kernel becomes a scan
+// kernel. Its body runs once per index of the domain and sets `name` (a T&, holding the
+// field's own element until set: an empty body scans the field in place) to the
+// element's value. The launch binds a read-write field of the domain's rank and counts
+// to it, and writes each of its elements the combination, with `combiner`, of the
+// values along the dimension LaunchOptions::reduce_dimension names (-1: the last) up
+// to its position: with it (ScanKind::inclusive) or before it (exclusive). Rank 1 is
+// the plain prefix sum; over a higher rank every pencil is scanned on its own.
+template <class T>
+Param scan(std::string name, Combiner combiner, ScanKind kind = ScanKind::inclusive) {
+  Param param = result<T>(std::move(name), combiner, 0);
+  param.scan = kind;
+  return param;
+}
+
+// A scan with a combiner of the user's: expressions as for result<T>'s.
+template <class T>
+Param scan(std::string name, std::string combine, std::string identity,
+           ScanKind kind = ScanKind::inclusive) {
+  Param param = result<T>(std::move(name), std::move(combine), std::move(identity), 0);
+  param.scan = kind;
+  return param;
+}
+
 // "scalar<float> a", "specialized<int32> n", "field<double, 2, read_write> y",
-// "mask<int32> inside", "result<double, sum, rank 0> v", "index i", "tile_index t", "local_index
-// l", "group g", "shared<float>[32][nz] tile".
+// "mask<int32> inside", "result<double, sum, rank 0> v", "scan<int64, sum, exclusive> y",
+// "index i", "tile_index t", "local_index l", "group g", "shared<float>[32][nz] tile".
 STUBJIT_API std::string to_string(const Param& param);
 
 }  // namespace stubjit

@@ -93,6 +93,28 @@ __device__ __forceinline__ T warp_shuffle_down(T value, u32 delta, u32 lanes) {
   return moved;
 }
 
+// `value` of the lane `delta` lanes down in the caller's warp (the caller's own where
+// there is none), for a value of any type, as warp_shuffle_down.
+template <class T>
+__device__ __forceinline__ T warp_shuffle_up(T value, u32 delta, u32 lanes) {
+  constexpr u32 words = u32((sizeof(T) + 3) / 4);
+  u32 word[words];
+  const u8* from = reinterpret_cast<const u8*>(&value);
+  u8* bytes = reinterpret_cast<u8*>(word);
+  for (u32 i = 0; i < 4 * words; ++i) bytes[i] = i < u32(sizeof(T)) ? from[i] : u8(0);
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  const u32 mask = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u;
+  for (u32 w = 0; w < words; ++w) word[w] = __shfl_up_sync(mask, word[w], delta);
+#else
+  (void)lanes;
+  for (u32 w = 0; w < words; ++w) word[w] = u32(__shfl_up(int(word[w]), delta));
+#endif
+  T moved;
+  u8* to = reinterpret_cast<u8*>(&moved);
+  for (u32 i = 0; i < u32(sizeof(T)); ++i) to[i] = bytes[i];
+  return moved;
+}
+
 // The combination of the first `count` lanes' values of the caller's warp, in lane 0
 // (the others hold partial combinations): a tree by shuffles, halving the distance,
 // each lane combining with the one `offset` above it where that lane exists. The same
@@ -137,6 +159,44 @@ __device__ __forceinline__ T group_reduce(T value, T* scratch, u32 rank, u32 thr
   const T total = scratch[0];
   STUBJIT_GROUP_BARRIER();  // scratch may be used again
   return total;
+}
+
+// The scan of every thread's `value` over the group in thread order: returns the
+// combination of the values of threads 0 to `rank` (inclusive) and sets `before` to
+// that of threads 0 to rank - 1 (the identity for thread 0) and `total` to the whole
+// group's. Each warp scans its lanes by shuffles up (doubling the distance), the first
+// thread the warps' totals in warp order through `scratch` (group memory, one T per
+// warp and one more), so the order is the same every run. Every thread calls it.
+template <class T, class Combine>
+__device__ __forceinline__ T group_scan(T value, T* scratch, u32 rank, u32 threads, u32 width,
+                                        T identity, Combine combine, T& before, T& total) {
+  const u32 lane = rank % width, warp = rank / width;
+  const u32 left = threads - warp * width;
+  const u32 lanes = left < width ? left : width;
+  for (u32 offset = 1; offset < width; offset *= 2) {
+    const T other = warp_shuffle_up(value, offset, lanes);
+    if (lane >= offset) value = combine(other, value);
+  }
+  // The lane below's inclusive value: this lane's exclusive one within the warp.
+  const T below = warp_shuffle_up(value, 1u, lanes);
+  const u32 warps = (threads + width - 1) / width;
+  if (lane == lanes - 1) scratch[warp] = value;
+  STUBJIT_GROUP_BARRIER();
+  if (rank == 0) {
+    T running = identity;
+    for (u32 w = 0; w < warps; ++w) {
+      const T of_warp = scratch[w];
+      scratch[w] = running;
+      running = combine(running, of_warp);
+    }
+    scratch[warps] = running;
+  }
+  STUBJIT_GROUP_BARRIER();
+  const T warp_prefix = scratch[warp];
+  total = scratch[warps];
+  STUBJIT_GROUP_BARRIER();  // scratch may be used again
+  before = lane == 0 ? warp_prefix : combine(warp_prefix, below);
+  return combine(warp_prefix, value);
 }
 
 #else

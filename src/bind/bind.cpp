@@ -88,7 +88,13 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
                         quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
   }
   Binding binding;
-  if (param.is_result() && field.rank() != param.rank) {
+  if (param.is_scan() && field.rank() != domain.rank()) {
+    throw ArgumentError(param.name, quoted(param) + " is " + to_string(param) +
+                                        ": it takes a field of the domain's rank (" +
+                                        std::to_string(domain.rank()) +
+                                        "), one element per index; got " + describe_arg(arg));
+  }
+  if (param.is_result() && !param.is_scan() && field.rank() != param.rank) {
     throw ArgumentError(param.name, quoted(param) + " is " + to_string(param) +
                                         ": it takes a field of rank " + std::to_string(param.rank) +
                                         "; got " + describe_arg(arg));

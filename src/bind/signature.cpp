@@ -20,6 +20,18 @@ Param group(std::string name) {
   return Param{ParamKind::group, std::move(name), ElementType::i64, 0, Access::read_only};
 }
 
+const char* name_of(ScanKind kind) noexcept {
+  switch (kind) {
+    case ScanKind::none:
+      return "none";
+    case ScanKind::inclusive:
+      return "inclusive";
+    case ScanKind::exclusive:
+      return "exclusive";
+  }
+  return "?";
+}
+
 const char* name_of(Combiner combiner) noexcept {
   switch (combiner) {
     case Combiner::none:
@@ -60,8 +72,12 @@ std::string length_prefixed(const std::string& text) {
 
 std::string to_string(const Param& param) {
   if (param.kind == ParamKind::field && param.is_result()) {
-    std::string text = std::string("result<") + name_of(param.type) + ", " +
-                       name_of(param.combiner) + ", rank " + std::to_string(param.rank);
+    // A scan's kind where a result has its rank (a scan's field has the domain's).
+    std::string text = param.is_scan()
+                           ? std::string("scan<") + name_of(param.type) + ", " +
+                                 name_of(param.combiner) + ", " + name_of(param.scan)
+                           : std::string("result<") + name_of(param.type) + ", " +
+                                 name_of(param.combiner) + ", rank " + std::to_string(param.rank);
     if (param.combiner == Combiner::custom)
       text += ", " + length_prefixed(param.combine) + ", " + length_prefixed(param.identity);
     return text + "> " + param.name;

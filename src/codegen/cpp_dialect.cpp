@@ -48,8 +48,13 @@ class CppDialect final : public DialectEmitter {
   const char* file_extension() const override { return ".cpp"; }
 
   void emit_entry(const StubContext& context) const override {
-    if (context.request().pattern == Pattern::reduce) {
+    if (context.request().pattern == Pattern::reduce ||
+        context.request().pattern == Pattern::scan_partials) {
       emit_cpp_reduce_entry(context);
+      return;
+    }
+    if (context.request().pattern == Pattern::scan) {
+      emit_cpp_scan_entry(context);
       return;
     }
     if (context.request().pattern != Pattern::forall) {

@@ -49,6 +49,9 @@ class StubContext {
   // stubjit_l<d> (the tile's position and the activity's in the tile) in scope, group
   // stubs stubjit_group and the shared views (emit_shared_locals).
   void emit_visit(int indent, VisitStyle style) const;
+  // The offset of a rank-0 projected parameter's element (its pointer local `local`)
+  // at the index stubjit_i0..stubjit_i<N-1>, as the full_offsets visit addresses it.
+  std::string projection_offset(const std::string& local) const;
   bool uses_index() const;
   bool has_param(ParamKind kind) const;
   // The views of the kernel's shared arrays (stubjit_a<..>_view), laid out from

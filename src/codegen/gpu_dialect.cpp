@@ -50,8 +50,13 @@ class GpuDialect final : public DialectEmitter {
     const std::string I = context.index_type();
     const std::uint32_t bound = context.request().max_threads_per_group;
     const std::string bounds = bound ? "__launch_bounds__(STUBJIT_MAX_GROUP_THREADS) " : "";
-    if (context.request().pattern == Pattern::reduce) {
+    if (context.request().pattern == Pattern::reduce ||
+        context.request().pattern == Pattern::scan_partials) {
       emit_gpu_reduce_entry(context, bounds);
+      return;
+    }
+    if (context.request().pattern == Pattern::scan) {
+      emit_gpu_scan_entry(context, bounds);
       return;
     }
     if (context.request().pattern != Pattern::forall) {

@@ -166,7 +166,19 @@ void check_result(const Param& param, const std::string& where) {
                            "combiner has them");
     }
   }
+  if (!is_valid(param.scan)) {
+    throw SignatureError(where + " has scan kind " + number_of(param.scan) +
+                         ", which is no ScanKind");
+  }
+  if (param.is_scan() && !param.is_result()) {
+    throw SignatureError(where + " is a scan without a combiner (make it with scan<T>)");
+  }
   if (!param.is_result()) return;
+  if (param.is_scan() && param.rank != 0) {
+    throw SignatureError(where + " is a scan of rank " + std::to_string(param.rank) +
+                         "; a scan's parameter has rank 0 (its field has the domain's rank, one "
+                         "element per index)");
+  }
   if (param.kind != ParamKind::field || param.access != Access::read_write || param.mask) {
     throw SignatureError(where + " has a combiner; only a result (result<T>) has one");
   }
@@ -222,7 +234,7 @@ void check_pattern(const KernelSource& source) {
     const std::string where = "kernel '" + source.name + "': parameter '" + param.name + "'";
     if (result) {
       throw SignatureError("kernel '" + source.name + "' has two results ('" + result->name +
-                           "' and '" + param.name + "'); a reduce kernel has one");
+                           "' and '" + param.name + "'); a reduce or scan kernel has one");
     }
     result = &param;
     if (group) {

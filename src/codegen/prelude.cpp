@@ -81,7 +81,7 @@ std::vector<PreludeHeader> prelude_for(const StubRequest& request, std::string_v
     }
     // Likewise what reduce stubs share, in reduce stubs alone (a body has no use for it).
     if (header.name == "reduce.h") {
-      if (request.pattern == Pattern::reduce) chosen.push_back(header);
+      if (combines_values(request.pattern)) chosen.push_back(header);
       continue;
     }
     for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {

@@ -6,9 +6,11 @@
 // others fixed, numbered row-major over the kept dimensions. The value of position k
 // of a segment comes from the body run at that index, its result parameter (a T&,
 // the identity until the body sets it) bound to a local.
+#include <functional>
 #include <string>
 
 #include "codegen/reduce_entries.hpp"
+#include "codegen/reduce_parts.hpp"
 #include "codegen/scalar_literal.hpp"
 #include "codegen/stub_request.hpp"
 #include "stubjit/error.hpp"
@@ -154,9 +156,20 @@ std::string member_qualifiers(const DialectEmitter& dialect) {
                                                            : qualifiers;
 }
 
+}  // namespace
+
+const Param& result_of(const StubContext& context) {
+  for (const Param& p : context.request().kernel->signature)
+    if (p.is_result()) return p;
+  throw Error("reduce stub for kernel '" + context.request().kernel->name + "' without a result");
+}
+
+namespace {
+
 bool whole_domain(const StubContext& context) { return context.request().reduce_dimension < 0; }
 
-// const u64 stubjit_length: the values a segment combines.
+}  // namespace
+
 void emit_length(const StubContext& context, int indent) {
   std::string length;
   if (whole_domain(context)) {
@@ -170,7 +183,6 @@ void emit_length(const StubContext& context, int indent) {
   context.out().line(indent, "const stubjit::u64 stubjit_length = " + length + ";");
 }
 
-// The group's segment and part, and the positions [stubjit_lo, stubjit_hi) of its part.
 void emit_part(const StubContext& context, int indent) {
   SourceWriter& out = context.out();
   out.line(indent, "const stubjit::u64 stubjit_segment = stubjit_gid / stubjit_rp.parts;");
@@ -182,8 +194,6 @@ void emit_part(const StubContext& context, int indent) {
            "stubjit_rp.part_length, stubjit_length);");
 }
 
-// Along a dimension: the kept dimensions' positions stubjit_q<e> from the segment's
-// number (row-major over them), once per group.
 void emit_kept_positions(const StubContext& context, int indent) {
   SourceWriter& out = context.out();
   const std::string I = context.index_type();
@@ -198,8 +208,6 @@ void emit_kept_positions(const StubContext& context, int indent) {
   }
 }
 
-// The stride locals of the projected fields along dimension d (StubContext's
-// emit_argument_locals: stubjit_a<..>_s<d>).
 std::vector<std::string> projected_strides(const StubContext& context, int d) {
   std::vector<std::string> strides;
   const Signature& signature = context.request().kernel->signature;
@@ -210,19 +218,13 @@ std::vector<std::string> projected_strides(const StubContext& context, int d) {
   return strides;
 }
 
-// The element at position `k` (a u64) of the segment: a lambda `name` returning its
-// value. `positions` writes the positions stubjit_p<d> from stubjit_k. With `unit` a
-// dimension (the CPU's varying one), the lambda sees the domain's step along it and
-// every projected field's stride along it as the constant 1 (the locals shadowed), so
-// that the compiler can read a row's values as vectors: the caller runs it only where
-// they are 1.
-template <class Positions>
-void emit_element(const StubContext& context, int indent, Positions positions,
-                  const std::string& name = "stubjit_element", int unit = -1) {
+void emit_element(const StubContext& context, int indent, const std::function<void(int)>& positions,
+                  const std::string& name, int unit, bool with_slot) {
   SourceWriter& out = context.out();
   const std::string I = context.index_type();
-  out.line(indent, "const auto " + name +
-                       " = [&](const stubjit::u64 stubjit_k) -> stubjit_reduce::value_t {");
+  out.line(indent, "const auto " + name + " = [&](const stubjit::u64 stubjit_k" +
+                       (with_slot ? ", stubjit_reduce::value_t*& stubjit_at" : "") +
+                       ") -> stubjit_reduce::value_t {");
   if (unit >= 0) {
     const std::string v = std::to_string(unit);
     out.line(indent + 1, "const " + I + " stubjit_step" + v + " = 1;");
@@ -231,13 +233,22 @@ void emit_element(const StubContext& context, int indent, Positions positions,
   }
   positions(indent + 1);
   for (int d = 0; d < context.rank(); ++d) context.emit_logical_index(indent + 1, d);
-  out.line(indent + 1, "stubjit_reduce::value_t stubjit_value = stubjit_reduce::identity();");
+  const Param& result = result_of(context);
+  if (result.is_scan()) {
+    // A scan's value starts as its field's element (an empty body scans in place).
+    const std::string local = argument_local(result);
+    out.line(indent + 1, "stubjit_reduce::value_t* const stubjit_slot = " + local + " + (" +
+                             context.projection_offset(local) + ");");
+    out.line(indent + 1, "stubjit_reduce::value_t stubjit_value = *stubjit_slot;");
+  } else {
+    out.line(indent + 1, "stubjit_reduce::value_t stubjit_value = stubjit_reduce::identity();");
+  }
   context.emit_visit(indent + 1, StubContext::VisitStyle::full_offsets);
+  if (with_slot) out.line(indent + 1, "stubjit_at = stubjit_slot;");
   out.line(indent + 1, "return stubjit_value;");
   out.line(indent, "};");
 }
 
-// Along a dimension: the position along it is k, the others the segment's.
 void emit_along_positions(const StubContext& context, int indent) {
   const std::string I = context.index_type();
   for (int d = 0; d < context.rank(); ++d) {
@@ -248,6 +259,8 @@ void emit_along_positions(const StubContext& context, int indent) {
             (d == context.request().reduce_dimension ? I + "(stubjit_k)" : "stubjit_q" + n) + ";");
   }
 }
+
+namespace {
 
 // stubjit_out: the result's element of the segment.
 void emit_result_pointer(const StubContext& context, int indent, const Param& result) {
@@ -265,12 +278,6 @@ void emit_result_pointer(const StubContext& context, int indent, const Param& re
   }
   context.out().line(indent, "stubjit_reduce::value_t* const stubjit_out = " + local +
                                  (offset.empty() ? "" : " + (" + offset + ")") + ";");
-}
-
-const Param& result_of(const StubContext& context) {
-  for (const Param& p : context.request().kernel->signature)
-    if (p.is_result()) return p;
-  throw Error("reduce stub for kernel '" + context.request().kernel->name + "' without a result");
 }
 
 // A CPU group's lanes: blocks of eight (eight floats are a 256-bit vector, the stubs'
@@ -453,6 +460,13 @@ void emit_cpp_reduce_entry(const StubContext& context) {
            "stubjit_lanes0[stubjit_j] = stubjit_reduce::combine(stubjit_lanes0[stubjit_j], "
            "stubjit_lanes0[stubjit_j + stubjit_w]);");
   out.line(2, "const stubjit_reduce::value_t stubjit_value = stubjit_lanes0[0];");
+  if (context.request().pattern == Pattern::scan_partials) {
+    // A scan's first stage: the part's combination, for the groups after it.
+    out.line(2, "stubjit_partials[stubjit_gid] = stubjit_value;");
+    out.line(1, "}");
+    out.line(0, "}");
+    return;
+  }
   emit_result_pointer(context, 2, result);
   out.line(2, "if (stubjit_rp.parts == 1) {");
   out.line(3, "// An empty segment leaves a combined result as it was.");
@@ -530,6 +544,12 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
   out.line(1,
            "stubjit_value = stubjit::group_reduce(stubjit_value, stubjit_scratch, stubjit_rank, "
            "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::combiner());");
+  if (context.request().pattern == Pattern::scan_partials) {
+    // A scan's first stage: the part's combination, for the groups after it.
+    out.line(1, "if (stubjit_rank == 0) stubjit_partials[stubjit_gid] = stubjit_value;");
+    out.line(0, "}");
+    return;
+  }
   emit_result_pointer(context, 1, result);
   out.line(1, "if (stubjit_rp.parts == 1) {");
   out.line(2, "// An empty segment leaves a combined result as it was.");

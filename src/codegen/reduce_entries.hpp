@@ -1,5 +1,6 @@
-// The entries of reduce stubs (StubRequest::pattern reduce), one per emitter family,
-// and the combiner they share (namespace stubjit_reduce in the stub).
+// The entries of reduce and scan stubs (StubRequest::pattern reduce, scan_partials and
+// scan), one per emitter family, and the combiner they share (namespace stubjit_reduce
+// in the stub).
 #pragma once
 
 #include <string>
@@ -18,5 +19,9 @@ void emit_reduce_functions(const StubContext& context, const DialectEmitter& dia
 void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds);
 // The C++ entry (the CPU backend's calling convention: a run of group numbers).
 void emit_cpp_reduce_entry(const StubContext& context);
+// A scan's second stage (Pattern::scan: scan_entries.cpp); its first
+// (Pattern::scan_partials) is a reduce entry's.
+void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds);
+void emit_cpp_scan_entry(const StubContext& context);
 
 }  // namespace stubjit::detail

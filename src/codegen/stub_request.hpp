@@ -93,8 +93,8 @@ std::string entry_name(const StubRequest& request);
 // positions with the host's divisors; 7: index.h only where the stub's own code uses
 // it, and GPU direct stubs write their positions out; 8: the argument struct's members
 // are plain, slot.h is gone; 9: a CPU stub's entry takes the group memory the runner
-// gives it; 10: reduce stubs).
-inline constexpr int generator_version = 10;
+// gives it; 10: reduce stubs; 11: scan stubs, and a scan parameter in the visit).
+inline constexpr int generator_version = 11;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

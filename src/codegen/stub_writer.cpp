@@ -243,6 +243,16 @@ void StubContext::emit_shared_locals(int indent, const std::string& memory) cons
   }
 }
 
+std::string StubContext::projection_offset(const std::string& local) const {
+  std::string offset;
+  for (int d = 0; d < rank(); ++d) {
+    const std::string n = std::to_string(d);
+    offset += (d ? " + stubjit_i" : "stubjit_i") + n;
+    if (!(request_.dense && d == rank() - 1)) offset += " * " + local + "_s" + n;
+  }
+  return offset;
+}
+
 void StubContext::emit_visit(int indent, VisitStyle style) const {
   const std::string I = index_type();
   const KernelSource& kernel = *request_.kernel;
@@ -285,16 +295,12 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
         call += p.rank == 0 ? local + "[0]" : local + "_view";
         break;
       case Binding::projection: {
-        std::string offset;
-        if (style == VisitStyle::row) {
-          offset = "stubjit_k * " + local + "_step";
-        } else {
-          for (int d = 0; d < rank(); ++d) {
-            const std::string n = std::to_string(d);
-            offset += (d ? " + stubjit_i" : "stubjit_i") + n;
-            if (!(request_.dense && d == rank() - 1)) offset += " * " + local + "_s" + n;
-          }
+        if (p.is_result()) {
+          call += "stubjit_value";  // a scan stub's element value (scan_entries.cpp)
+          break;
         }
+        const std::string offset =
+            style == VisitStyle::row ? "stubjit_k * " + local + "_step" : projection_offset(local);
         call += p.rank == 0
                     ? local + "[" + offset + "]"
                     : "stubjit::offset_view<" + element_type(p) + ", " + std::to_string(p.rank) +
@@ -355,7 +361,7 @@ std::string filter_function(const StubContext& context, const DialectEmitter& di
 
 // A reduce stub's result with a custom combiner, or nullptr.
 const Param* custom_result(const StubContext& context) {
-  if (context.request().pattern != Pattern::reduce) return nullptr;
+  if (!combines_values(context.request().pattern)) return nullptr;
   for (const Param& p : context.request().kernel->signature)
     if (p.is_result() && p.combiner == Combiner::custom) return &p;
   return nullptr;
@@ -495,7 +501,7 @@ void emit_args_struct(const StubContext& context) {
   }
   if (checks.empty()) out.line(1, "stubjit::i64 stubjit_unused;");
   std::size_t size = layout.size;
-  if (request.pattern == Pattern::reduce) {
+  if (combines_values(request.pattern)) {
     // After the arguments: the launch's reduce state (reduce.h).
     out.line(1, "stubjit::ReduceParams stubjit_reduce;");
     check("stubjit_reduce", layout.size, reduce_params_size);
@@ -517,9 +523,9 @@ std::string describe_tile(const StubRequest& request) {
   return text;
 }
 
-// " of the whole domain", " along dimension 2" for a reduce stub.
+// " of the whole domain", " along dimension 2" for a reduce or scan stub.
 std::string describe_reduction(const StubRequest& request) {
-  if (request.pattern != Pattern::reduce) return "";
+  if (!combines_values(request.pattern)) return "";
   return request.reduce_dimension < 0
              ? " of the whole domain"
              : " along dimension " + std::to_string(request.reduce_dimension);
@@ -559,7 +565,7 @@ GeneratedStub generate_stub(const StubRequest& request) {
   dialect.emit_preamble(context);
   emit_user_declaration(context, dialect);
   emit_args_struct(context);
-  if (request.pattern == Pattern::reduce) emit_reduce_functions(context, dialect);
+  if (combines_values(request.pattern)) emit_reduce_functions(context, dialect);
   dialect.emit_entry(context);
   const std::vector<PreludeHeader> prelude = prelude_for(request, code.text());
   emit_user_code(context, dialect, stub.file_name);

@@ -22,6 +22,7 @@
 #include "runtime/launch_params.hpp"
 #include "runtime/launch_steps.hpp"
 #include "runtime/reduce_launch.hpp"
+#include "runtime/scan_launch.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "support/log.hpp"
@@ -324,6 +325,8 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
   }
   detail::StreamState* stream =
       options.stream ? options.stream->state() : runtime.default_stream.get();
+  if (kernel.result && kernel.result->is_scan())
+    return detail::launch_scan(kernel, domain, args, count, options, stream);
   if (kernel.result) return detail::launch_reduce(kernel, domain, args, count, options, stream);
   if (detail::is_group_launch(kernel, options))
     return detail::launch_group(kernel, domain, args, count, options, stream);
@@ -374,6 +377,11 @@ LaunchSummary Kernel::reduce_args(const Domain& domain, const Arg* args, std::si
   if (!state_) throw Error("reduce of a null kernel");
   detail::KernelState& kernel = *state_;
   const Param* result = kernel.result;
+  if (result && result->is_scan()) {
+    throw ArgumentError(result->name, "Kernel::reduce of kernel '" + kernel.source.name +
+                                          "', a scan kernel (its '" + result->name +
+                                          "' is a scan): launch it with the scan's field");
+  }
   if (!result || result->rank != 0) {
     throw ArgumentError(
         result ? result->name : "",

@@ -8,6 +8,7 @@
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_steps.hpp"
 #include "runtime/reduce_launch.hpp"
+#include "runtime/scan_launch.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/kernel.hpp"
@@ -37,7 +38,9 @@ Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const A
   detail::RuntimeState& runtime = *kernel.runtime;
   if (kernel.result) {
     Prepared out;
-    out.summary = detail::prepare_reduce(kernel, domain, args, count, options, out.identity);
+    out.summary = kernel.result->is_scan()
+                      ? detail::prepare_scan(kernel, domain, args, count, options, out.identity)
+                      : detail::prepare_reduce(kernel, domain, args, count, options, out.identity);
     return out;
   }
   if (detail::is_group_launch(kernel, options)) {

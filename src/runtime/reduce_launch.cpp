@@ -67,6 +67,22 @@ int reduced_dimension(const KernelState& kernel, const Param& result, const Fiel
   return along;
 }
 
+// The dimension a scan launch runs along, in the caller's numbering; ArgumentError
+// outside the domain.
+int scanned_dimension(const KernelState& kernel, const Param& scan, const Domain& domain,
+                      const LaunchOptions& options) {
+  const int rank = domain.rank();
+  const int along = options.reduce_dimension < 0 ? rank - 1 : options.reduce_dimension;
+  if (options.reduce_dimension < -1 || along >= rank) {
+    throw ArgumentError(scan.name, "a launch of " + kernel_name(kernel) + " scans dimension " +
+                                       std::to_string(options.reduce_dimension) + " of a rank-" +
+                                       std::to_string(rank) +
+                                       " domain (LaunchOptions::reduce_dimension: 0 to " +
+                                       std::to_string(rank - 1) + ", or -1 for the last)");
+  }
+  return along;
+}
+
 // The result's field among the launch's arguments (bind checked it is one).
 const Field& result_field(const KernelState& kernel, const Param& result, const Arg* args) {
   std::size_t next = 0;
@@ -120,21 +136,26 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
   if (out.device_threads) {
     shape = {threads, 1, 1};
     // The last-arrival flag (16 bytes, keeping the values aligned), then a value per
-    // warp for the tree (reduce.h, group_reduce).
+    // warp for the tree (reduce.h, group_reduce), and for a scan one more
+    // (group_scan's total).
     const u64 warp = std::max<u64>(runtime.limits.warp_size, 1);
-    const u64 bytes = 16 + ((u64(threads) + warp - 1) / warp * out.value_bytes + 15) / 16 * 16;
+    const u64 values = (u64(threads) + warp - 1) / warp + (out.scan ? 1 : 0);
+    const u64 bytes = 16 + (values * out.value_bytes + 15) / 16 * 16;
     std::uint32_t limit = runtime.limits.max_shared_bytes;
     if (runtime.limits_overridden) limit = std::min(limit, runtime.device_limits.max_shared_bytes);
     if (bytes > limit) {
       throw PlanError("max_shared_bytes", limit,
-                      "a reduce launch of " + kernel_name(kernel) + " needs " +
-                          std::to_string(bytes) + " bytes of group memory for groups of " +
-                          std::to_string(threads) + " threads; the device allows " +
-                          std::to_string(limit) + " (ask for a smaller LaunchOptions::group_size)");
+                      std::string(out.scan ? "a scan launch of " : "a reduce launch of ") +
+                          kernel_name(kernel) + " needs " + std::to_string(bytes) +
+                          " bytes of group memory for groups of " + std::to_string(threads) +
+                          " threads; the device allows " + std::to_string(limit) +
+                          " (ask for a smaller LaunchOptions::group_size)");
     }
     out.shared_bytes = static_cast<std::uint32_t>(bytes);
   }
-  const u64 groups = out.layout.groups();
+  // A scan of empty pencils writes nothing: no group to run (an empty reduction
+  // still writes its identity).
+  const u64 groups = out.scan && length == 0 ? 0 : out.layout.groups();
   if (groups == 0) {
     out.plan = Plan{};
     out.plan.mode = Mode::spread;
@@ -148,6 +169,8 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
 
 u64 product(const Extent3& e) { return u64(e[0]) * e[1] * e[2]; }
 
+}  // namespace
+
 LaunchSummary summary_of(const ReduceLaunch& planned) {
   LaunchSummary summary{planned.plan.mode, planned.run->rank(), planned.plan.dispatches.size(),
                         false};
@@ -158,8 +181,6 @@ LaunchSummary summary_of(const ReduceLaunch& planned) {
   return summary;
 }
 
-// The summary of a launch planned again for its stub (fit_to_module), keeping what
-// the finding of the stub said (compiled, generic).
 void refit(LaunchSummary& summary, const ReduceLaunch& planned) {
   const LaunchSummary fitted = summary_of(planned);
   summary.group_size = fitted.group_size;
@@ -168,8 +189,6 @@ void refit(LaunchSummary& summary, const ReduceLaunch& planned) {
   summary.dispatches = fitted.dispatches;
 }
 
-// A stub whose registers allow fewer threads than planned: fewer (whole warps), the
-// layout planned again; a fixed size is refused.
 void fit_to_module(const KernelState& kernel, const Module& module, const LaunchOptions& options,
                    ReduceLaunch& planned) {
   const std::uint32_t most = module.max_group_threads();
@@ -178,17 +197,18 @@ void fit_to_module(const KernelState& kernel, const Module& module, const Launch
   if (kernel.source.block.fixed()) {
     throw PlanError("max_group_threads", most,
                     kernel_name(kernel) + " fixes its groups at " + std::to_string(threads) +
-                        " threads; its compiled reduce stub runs at most " + std::to_string(most) +
-                        " (its registers)");
+                        " threads; its compiled " + std::string(planned.scan ? "scan" : "reduce") +
+                        " stub runs at most " + std::to_string(most) + " (its registers)");
   }
   const std::uint32_t warp = kernel.runtime->limits.warp_size;
   plan_groups(kernel, options, warp > 1 && most > warp ? most / warp * warp : most, planned);
 }
 
+namespace {
+
 void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
            const LaunchOptions& options, StreamState* stream) {
   Device& device = kernel.runtime->device_for("launch a kernel");
-  device.check_plan(*stub.module, planned.plan);
   const ReduceLayout& layout = planned.layout;
   // Partials (aligned to 16), then one arrival counter per segment, zeroed.
   std::optional<ReduceScratch::Lease> scratch;
@@ -210,6 +230,17 @@ void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& plan
     params.partials = reinterpret_cast<u64>(base);
     params.arrivals = reinterpret_cast<u64>(base + partial_bytes);
   }
+  issue_stage(kernel, stub, planned, params, scratch.has_value(), stream);
+  // The partials are the next launch's (or freed): wait for this one to finish first.
+  if (scratch) stream->synchronize();
+}
+
+}  // namespace
+
+void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
+                 const ReduceParams& params, bool uses_scratch, StreamState* stream) {
+  Device& device = kernel.runtime->device_for("launch a kernel");
+  device.check_plan(*stub.module, planned.plan);
   PackedArgs packed;
   const std::size_t size = planned.bound.packed.size();
   packed.reset(size + sizeof(ReduceParams));
@@ -228,26 +259,23 @@ void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& plan
     try {
       device.launch(*stub.module, lp, packed.data(), packed.size(), stream);
     } catch (const BackendError& error) {
-      if (i == 0) throw;
+      if (i == 0 && !uses_scratch) throw;
       // The dispatches issued may still use the partials: wait for them before the
       // memory is released (or given to the next launch).
-      if (scratch) {
+      if (uses_scratch) {
         try {
           stream->synchronize();
         } catch (const std::exception&) {  // the launch's own error is the one to report
         }
       }
+      if (i == 0) throw;
       throw LaunchError(i, n,
                         "dispatch " + std::to_string(i + 1) + " of " + std::to_string(n) + " of " +
                             stub.entry + " failed after the first " + std::to_string(i) +
                             " were issued (they ran or will run): " + error.what());
     }
   }
-  // The partials are the next launch's (or freed): wait for this one to finish first.
-  if (scratch) stream->synchronize();
 }
-
-}  // namespace
 
 void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const Arg* args,
                         std::size_t count, const LaunchOptions& options, ReduceLaunch& out) {
@@ -264,8 +292,10 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
         "", kernel_name(kernel) + " is a reduce kernel: it runs once per index, and takes no tile");
   }
   bind(kernel, domain, args, count, out.bound);
-  const int along =
-      reduced_dimension(kernel, result, result_field(kernel, result, args), domain, options);
+  out.scan = result.is_scan();
+  const int along = out.scan ? scanned_dimension(kernel, result, domain, options)
+                             : reduced_dimension(kernel, result, result_field(kernel, result, args),
+                                                 domain, options);
   out.run = &domain;
   out.along = along;
   if (domain.order() == Order::fortran) {
@@ -274,7 +304,8 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
       out.run = &*out.made.c_order;
       if (along >= 0) {
         out.along = domain.rank() - 1 - along;
-        reverse_result_slot(kernel, result, domain.rank(), out.bound);
+        // A scan's field is projected: to_c_order reversed its slot with the others'.
+        if (!out.scan) reverse_result_slot(kernel, result, domain.rank(), out.bound);
       }
     }
   }
@@ -293,7 +324,7 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
   plan_groups(kernel, options, threads, out);
 
   StubVariant& v = out.variant;
-  v.pattern = Pattern::reduce;
+  v.pattern = out.scan ? Pattern::scan : Pattern::reduce;
   v.mode = Mode::spread;
   v.rank = static_cast<std::uint8_t>(out.run->rank());
   v.index_bits = traits.index32 && out.bound.fits_int32 ? 32 : 64;
@@ -314,9 +345,10 @@ Plan reduce_kernel_plan(const KernelState& kernel, const Domain& domain,
   planned.run = &domain;
   planned.device_threads = kernel.runtime->toolchain->traits().warp_constant;
   planned.value_bytes = size_of(kernel.result->type);
+  planned.scan = kernel.result->is_scan();
   u64 segments = 1;
   u64 length = static_cast<u64>(domain.size());
-  if (kernel.result->rank > 0 && domain.rank() > 1) {
+  if ((kernel.result->rank > 0 || planned.scan) && domain.rank() > 1) {
     const int along = domain.rank() - 1;
     for (int d = 0; d < along; ++d) segments = saturating_mul(segments, u64(domain[d].count));
     length = static_cast<u64>(domain[along].count);

@@ -10,6 +10,7 @@
 #include "plan/reduce_plan.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_steps.hpp"
+#include "stubjit/reduce.h"
 
 namespace stubjit::detail {
 
@@ -24,16 +25,17 @@ struct ReduceLaunch {
   StubVariant variant;
   std::uint32_t shared_bytes = 0;
   bool device_threads = false;  // a GPU's threads run each group (the CPU: one host thread)
+  bool scan = false;            // a scan kernel's launch (its stages' layout and plan)
   std::size_t value_bytes = 0;  // the result's element size
 };
 
-// Binds, checks and plans; throws (ArgumentError, AliasError, PlanError) before
-// anything runs. `domain` must outlive `out`.
+// Binds, checks and plans a reduce launch or a scan's; throws (ArgumentError, AliasError,
+// PlanError) before anything runs. `domain` must outlive `out`.
 void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const Arg* args,
                         std::size_t count, const LaunchOptions& options, ReduceLaunch& out);
 
-// Kernel::plan of a reduce kernel: its groups for a whole-domain reduction (a result
-// of rank 0) or one along the last dimension.
+// Kernel::plan of a reduce or scan kernel: its groups for a whole-domain reduction (a
+// result of rank 0) or one along the last dimension (a scan's too).
 Plan reduce_kernel_plan(const KernelState& kernel, const Domain& domain,
                         std::optional<Mode> forced);
 
@@ -43,5 +45,20 @@ LaunchSummary launch_reduce(KernelState& kernel, const Domain& domain, const Arg
 LaunchSummary prepare_reduce(KernelState& kernel, const Domain& domain, const Arg* args,
                              std::size_t count, const LaunchOptions& options,
                              std::optional<StubIdentity>& identity);
+
+// What a reduce or scan launch reports, from its plan.
+LaunchSummary summary_of(const ReduceLaunch& planned);
+// The summary of a launch planned again for its stub (fit_to_module), keeping what
+// the finding of the stub said (compiled, generic).
+void refit(LaunchSummary& summary, const ReduceLaunch& planned);
+// A stub whose registers allow fewer threads than planned: fewer (whole warps), the
+// layout planned again; a fixed size is refused (PlanError).
+void fit_to_module(const KernelState& kernel, const Module& module, const LaunchOptions& options,
+                   ReduceLaunch& planned);
+// Issues every dispatch of `planned` with `stub`, `params` after the packed arguments.
+// `uses_scratch`: the launch's partials are in use (a failure waits for what was
+// issued before it reports).
+void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
+                 const ReduceParams& params, bool uses_scratch, StreamState* stream);
 
 }  // namespace stubjit::detail

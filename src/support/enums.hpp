@@ -75,6 +75,16 @@ inline bool is_valid(Combiner value) noexcept {
   return false;
 }
 
+inline bool is_valid(ScanKind value) noexcept {
+  switch (value) {
+    case ScanKind::none:
+    case ScanKind::inclusive:
+    case ScanKind::exclusive:
+      return true;
+  }
+  return false;
+}
+
 inline bool is_valid(ReduceUpdate value) noexcept {
   switch (value) {
     case ReduceUpdate::combine:

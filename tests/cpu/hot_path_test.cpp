@@ -171,6 +171,46 @@ TEST(HotPath, ReduceLaunchesAllocateNothing) {
   EXPECT_EQ(row_sums.to_vector<std::int64_t>(), want_rows);
 }
 
+// Scan launches likewise: a split one (two stages, the kernel's partials kept from the
+// first launch) and one of many short pencils allocate nothing on a memory hit.
+TEST(HotPath, ScanLaunchesAllocateNothing) {
+  Runtime runtime(test::cpu_options());
+  Kernel prefix = runtime.kernel(KernelSource{
+      "prefix_values", {in<std::int64_t>("x"), scan<std::int64_t>("y", Combiner::sum)}, "y = x;"});
+  const std::int64_t n = 1 << 18, r = 300, c = 50;
+  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::int64_t(i % 1000) - 300;
+  Field x = runtime.allocate<std::int64_t>({n});
+  Field y = runtime.allocate<std::int64_t>({n});
+  Field m = runtime.allocate<std::int64_t>({r, c});
+  Field z = runtime.allocate<std::int64_t>({r, c});
+  x.copy_from(values);
+  m.copy_from(std::vector<std::int64_t>(values.begin(), values.begin() + r * c));
+  const Domain whole{n}, matrix{r, c};
+  std::uint32_t parts = 0;
+  const auto round = [&] {
+    parts = prefix.launch(whole, x, y).reduce_parts;
+    prefix.launch(matrix, m, z);
+  };
+  round();  // compiles both stages, and takes the kernel's partials
+  ASSERT_GT(parts, 1u) << "the long pencil should be split into parts";
+  EXPECT_EQ(allocations_during([&] {
+              for (int i = 0; i < 20; ++i) round();
+            }),
+            0);
+  std::int64_t running = 0;
+  std::vector<std::int64_t> want(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) want[i] = running += values[i];
+  EXPECT_EQ(y.to_vector<std::int64_t>(), want);
+  std::vector<std::int64_t> want_rows(static_cast<std::size_t>(r * c));
+  for (std::int64_t i = 0; i < r; ++i) {
+    running = 0;
+    for (std::int64_t j = 0; j < c; ++j)
+      want_rows[std::size_t(i * c + j)] = running += values[std::size_t(i * c + j)];
+  }
+  EXPECT_EQ(z.to_vector<std::int64_t>(), want_rows);
+}
+
 // Launches that miss the thread's memo (another domain, mode or stream each time) still
 // find their stubs in the kernel's table without allocating.
 TEST(HotPath, AlternatingDomainsModesAndStreamsAllocateNothing) {

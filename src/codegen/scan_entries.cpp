@@ -1,0 +1,165 @@
+// The entries of a scan's second stage (Pattern::scan), for both emitter families
+// (the first, Pattern::scan_partials, is a reduce entry that leaves each group's value
+// in the partials: reduce_entries.cpp).
+//
+// A segment is one pencil along the dimension scanned; a launch splits it into parts,
+// one group each (plan/reduce_plan.cpp). A group starts from the combination of the
+// partials of the parts before its own, in part order, then walks its part in order,
+// writing each element's prefix to the scan's field: on the CPU one element at a time,
+// on a GPU a tile at a time, each thread a run of consecutive elements of it, the
+// threads' runs scanned by the group (reduce.h, group_scan). The body's
+// value is the field's element until the body sets it, and is read before the element
+// is written, so that a scan in place reads every element before it writes it.
+#include <string>
+
+#include "codegen/reduce_entries.hpp"
+#include "codegen/reduce_parts.hpp"
+#include "codegen/stub_request.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+// Values each GPU thread takes of a tile: the group scans once per tile, so that its
+// barriers are paid once per this many values.
+constexpr int gpu_scan_items = 8;
+
+bool exclusive(const StubContext& context) {
+  return result_of(context).scan == ScanKind::exclusive;
+}
+
+}  // namespace
+
+void emit_cpp_scan_entry(const StubContext& context) {
+  SourceWriter& out = context.out();
+  const int along = context.request().reduce_dimension;
+  emit_cpp_entry_head(context);
+  out.line(1, "const stubjit::ReduceParams& stubjit_rp = stubjit_args.stubjit_reduce;");
+  out.line(1,
+           "const stubjit_reduce::value_t* const stubjit_partials = "
+           "reinterpret_cast<const stubjit_reduce::value_t*>(stubjit_rp.partials);");
+  emit_length(context, 1);
+  out.line(1,
+           "for (stubjit::u64 stubjit_g = stubjit_group_begin; stubjit_g < stubjit_group_end; "
+           "++stubjit_g) {");
+  out.line(2,
+           "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + stubjit_g;");
+  out.line(2, "if (stubjit_gid >= stubjit::u64(stubjit_lp.linear_end)) break;");
+  emit_part(context, 2);
+  emit_kept_positions(context, 2);
+  out.line(2, "// The parts before this one, in order (the first stage wrote them).");
+  out.line(2, "stubjit_reduce::value_t stubjit_carry = stubjit_reduce::identity();");
+  out.line(2, "for (stubjit::u64 stubjit_p = 0; stubjit_p < stubjit_part; ++stubjit_p)");
+  out.line(3,
+           "stubjit_carry = stubjit_reduce::combine(stubjit_carry, "
+           "stubjit_partials[stubjit_segment * stubjit_rp.parts + stubjit_p]);");
+  for (const bool unit : {false, true}) {
+    emit_element(
+        context, 2, [&](int indent) { emit_along_positions(context, indent); },
+        unit ? "stubjit_element_unit" : "stubjit_element", unit ? along : -1, true);
+  }
+  std::string unit = "stubjit_step" + std::to_string(along) + " == 1";
+  for (const std::string& stride : projected_strides(context, along))
+    unit += " && " + stride + " == 1";
+  // One walk of the part, with `el` the element lambda: its value read (and the body
+  // run) before its element is written.
+  out.line(2, "const auto stubjit_walk = [&](const auto& stubjit_el) {");
+  out.line(3, "for (stubjit::u64 stubjit_k = stubjit_lo; stubjit_k < stubjit_hi; ++stubjit_k) {");
+  out.line(4, "stubjit_reduce::value_t* stubjit_at = nullptr;");
+  out.line(4, "const stubjit_reduce::value_t stubjit_value = stubjit_el(stubjit_k, stubjit_at);");
+  if (exclusive(context)) {
+    out.line(4, "*stubjit_at = stubjit_carry;");
+    out.line(4, "stubjit_carry = stubjit_reduce::combine(stubjit_carry, stubjit_value);");
+  } else {
+    out.line(4, "stubjit_carry = stubjit_reduce::combine(stubjit_carry, stubjit_value);");
+    out.line(4, "*stubjit_at = stubjit_carry;");
+  }
+  out.line(3, "}");
+  out.line(2, "};");
+  out.line(2, "if (" + unit + ") stubjit_walk(stubjit_element_unit);");
+  out.line(2, "else stubjit_walk(stubjit_element);");
+  out.line(1, "}");
+  out.line(0, "}");
+}
+
+void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds) {
+  SourceWriter& out = context.out();
+  // The group's scan shuffles within warps (reduce.h, group_scan).
+  emit_warp_width_check(context);
+  emit_gpu_entry_head(context, bounds);
+  out.line(1, "const stubjit::ReduceParams& stubjit_rp = stubjit_args.stubjit_reduce;");
+  out.line(1,
+           "const stubjit_reduce::value_t* const stubjit_partials = "
+           "reinterpret_cast<const stubjit_reduce::value_t*>(stubjit_rp.partials);");
+  out.line(1, "// Group memory: 16 bytes unused (a reduce stub's flag), then one value per warp");
+  out.line(1, "// and one more.");
+  out.line(1, "STUBJIT_GROUP_MEMORY(stubjit_group_memory);");
+  out.line(1,
+           "stubjit_reduce::value_t* const stubjit_scratch = "
+           "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_group_memory + 16);");
+  emit_length(context, 1);
+  emit_part(context, 1);
+  emit_kept_positions(context, 1);
+  emit_element(
+      context, 1, [&](int indent) { emit_along_positions(context, indent); }, "stubjit_element", -1,
+      true);
+  out.line(1, "// The parts before this one: each thread a fixed stride of them, then the tree.");
+  out.line(1, "stubjit_reduce::value_t stubjit_carry = stubjit_reduce::identity();");
+  out.line(1,
+           "for (stubjit::u64 stubjit_p = stubjit_rank; stubjit_p < stubjit_part; stubjit_p += "
+           "stubjit_threads)");
+  out.line(2,
+           "stubjit_carry = stubjit_reduce::combine(stubjit_carry, "
+           "stubjit_partials[stubjit_segment * stubjit_rp.parts + stubjit_p]);");
+  out.line(1,
+           "stubjit_carry = stubjit::group_reduce(stubjit_carry, stubjit_scratch, stubjit_rank, "
+           "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::combiner());");
+  // The part a tile at a time (the same tiles for every thread), each thread a run of
+  // scan_items consecutive values of it: read (and the body run) first, then the
+  // group's scan of the threads' combinations, then written. One group scan, and its
+  // barriers, per tile rather than per value.
+  const std::string items = std::to_string(gpu_scan_items);
+  out.line(1,
+           "for (stubjit::u64 stubjit_base = stubjit_lo; stubjit_base < stubjit_hi; "
+           "stubjit_base += stubjit::u64(stubjit_threads) * " +
+               items + ") {");
+  out.line(2, "const stubjit::u64 stubjit_first = stubjit_base + stubjit::u64(stubjit_rank) * " +
+                  items + ";");
+  out.line(2, "stubjit_reduce::value_t stubjit_values[" + items + "];");
+  out.line(2, "stubjit_reduce::value_t* stubjit_slots[" + items + "];");
+  out.line(2, "stubjit_reduce::value_t stubjit_mine = stubjit_reduce::identity();");
+  out.line(2, "for (int stubjit_j = 0; stubjit_j < " + items + "; ++stubjit_j) {");
+  out.line(3, "const stubjit::u64 stubjit_k = stubjit_first + stubjit::u64(stubjit_j);");
+  out.line(3, "stubjit_slots[stubjit_j] = nullptr;");
+  out.line(3,
+           "stubjit_values[stubjit_j] = stubjit_k < stubjit_hi ? stubjit_element(stubjit_k, "
+           "stubjit_slots[stubjit_j]) : stubjit_reduce::identity();");
+  out.line(3, "stubjit_mine = stubjit_reduce::combine(stubjit_mine, stubjit_values[stubjit_j]);");
+  out.line(2, "}");
+  out.line(2, "stubjit_reduce::value_t stubjit_before, stubjit_total;");
+  out.line(2,
+           "(void)stubjit::group_scan(stubjit_mine, stubjit_scratch, stubjit_rank, "
+           "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::identity(), "
+           "stubjit_reduce::combiner(), stubjit_before, stubjit_total);");
+  out.line(2,
+           "stubjit_reduce::value_t stubjit_running = stubjit_reduce::combine(stubjit_carry, "
+           "stubjit_before);");
+  out.line(2, "for (int stubjit_j = 0; stubjit_j < " + items + "; ++stubjit_j) {");
+  out.line(3, "if (stubjit_first + stubjit::u64(stubjit_j) >= stubjit_hi) break;");
+  if (exclusive(context)) {
+    out.line(3, "*stubjit_slots[stubjit_j] = stubjit_running;");
+    out.line(3,
+             "stubjit_running = stubjit_reduce::combine(stubjit_running, "
+             "stubjit_values[stubjit_j]);");
+  } else {
+    out.line(3,
+             "stubjit_running = stubjit_reduce::combine(stubjit_running, "
+             "stubjit_values[stubjit_j]);");
+    out.line(3, "*stubjit_slots[stubjit_j] = stubjit_running;");
+  }
+  out.line(2, "}");
+  out.line(2, "stubjit_carry = stubjit_reduce::combine(stubjit_carry, stubjit_total);");
+  out.line(1, "}");
+  out.line(0, "}");
+}
+
+}  // namespace stubjit::detail

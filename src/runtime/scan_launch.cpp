@@ -1,0 +1,110 @@
+#include "runtime/scan_launch.hpp"
+
+#include <memory>
+#include <optional>
+
+#include "runtime/reduce_launch.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+using u64 = std::uint64_t;
+
+// The stubs of a scan launch's stages, found (compiled, loaded or from the caches)
+// and the plan fitted to their registers. The partials stage only where a segment has
+// several parts: fitting to a stub can only lower the threads and so only add parts,
+// never take the need for it away.
+struct ScanStubs {
+  const LoadedStub* partials = nullptr;
+  const LoadedStub* scan = nullptr;
+  std::shared_ptr<const LoadedStub> hold_partials, hold_scan;
+};
+
+StubIdentity identity_of(const KernelState& kernel, const StubVariant& variant) {
+  return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, variant);
+}
+
+// The stub of one stage; for a launch, the kernel's generic stub
+// (Specialize::background) where its own is still compiling.
+const LoadedStub& stage_stub(KernelState& kernel, const StubVariant& variant, bool launching,
+                             LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
+  StubIdentity identity = identity_of(kernel, variant);
+  const std::optional<StubIdentity> generic =
+      launching ? generic_stub_instead(kernel, identity) : std::nullopt;
+  if (generic) {
+    identity = *generic;
+    summary.generic = true;
+  }
+  bool compiled = false;
+  const LoadedStub& stub = stub_for(kernel, identity, compiled, hold);
+  summary.compiled = summary.compiled || compiled;
+  return stub;
+}
+
+// `launching`: for a launch (else for Kernel::prepare, which wants the stubs' own);
+// `fit`: there is a device whose limits the plan must meet.
+ScanStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
+                     LaunchSummary& summary, bool launching, bool fit) {
+  ScanStubs stubs;
+  stubs.scan = &stage_stub(kernel, planned.variant, launching, summary, stubs.hold_scan);
+  if (fit) fit_to_module(kernel, *stubs.scan->module, options, planned);
+  if (planned.layout.parts > 1) {
+    StubVariant first = planned.variant;
+    first.pattern = Pattern::scan_partials;
+    stubs.partials = &stage_stub(kernel, first, launching, summary, stubs.hold_partials);
+    if (fit) fit_to_module(kernel, *stubs.partials->module, options, planned);
+  }
+  refit(summary, planned);
+  return stubs;
+}
+
+}  // namespace
+
+LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* args,
+                          std::size_t count, const LaunchOptions& options, StreamState* stream) {
+  RuntimeState& runtime = *kernel.runtime;
+  ReduceLaunch planned;
+  plan_reduce_launch(kernel, domain, args, count, options, planned);
+  LaunchSummary summary = summary_of(planned);
+  if (planned.plan.dispatches.empty()) return summary;
+  Device& device = runtime.device_for("launch a kernel");
+  const ScanStubs stubs = find_stubs(kernel, options, planned, summary, true, true);
+  const ReduceLayout& layout = planned.layout;
+  ReduceParams params{layout.parts, layout.part_length, 0, 0, 1u, 0};
+  if (layout.parts == 1) {
+    issue_stage(kernel, *stubs.scan, planned, params, false, stream);
+  } else {
+    // The partials of every group, written by the first stage and read by the second
+    // (the stream runs them in order); no arrival counters.
+    const u64 partial_bytes = (layout.groups() * planned.value_bytes + 15) / 16 * 16;
+    const ReduceScratch::Lease scratch =
+        kernel.reduce_scratch.acquire(device, static_cast<std::size_t>(partial_bytes), 0);
+    params.partials = reinterpret_cast<u64>(scratch.data());
+    issue_stage(kernel, *stubs.partials, planned, params, true, stream);
+    issue_stage(kernel, *stubs.scan, planned, params, true, stream);
+    // The partials are the next launch's (or freed): wait for this one to finish first.
+    stream->synchronize();
+  }
+  runtime.launches.add();
+  return summary;
+}
+
+LaunchSummary prepare_scan(KernelState& kernel, const Domain& domain, const Arg* args,
+                           std::size_t count, const LaunchOptions& options,
+                           std::optional<StubIdentity>& identity) {
+  RuntimeState& runtime = *kernel.runtime;
+  ReduceLaunch planned;
+  plan_reduce_launch(kernel, domain, args, count, options, planned);
+  LaunchSummary summary = summary_of(planned);
+  if (planned.plan.dispatches.empty()) return summary;
+  const ScanStubs stubs =
+      find_stubs(kernel, options, planned, summary, false, runtime.device != nullptr);
+  identity = identity_of(kernel, planned.variant);
+  if (runtime.device) {
+    runtime.device->check_plan(*stubs.scan->module, planned.plan);
+    if (stubs.partials) runtime.device->check_plan(*stubs.partials->module, planned.plan);
+  }
+  return summary;
+}
+
+}  // namespace stubjit::detail

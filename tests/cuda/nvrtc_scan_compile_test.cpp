@@ -1,0 +1,148 @@
+// CPU-only: the scan stubs (cuda/scan_stub_cases.hpp: the scan stage of every combiner
+// over every element type that takes it, inclusive and exclusive; both stages of each
+// dimension of rank-2 and rank-3 domains, an in-place scan, an index token with a mask,
+// projected and broadcast fields with a scalar, a custom combiner, a specialized
+// scalar) compile with NVRTC for sm_90 in both index widths into a CUBIN that defines
+// the stage's entry; the scan stage's PTX holds the shuffles up the warp, the group
+// barriers and the dynamic group memory of its block scan. Needs libnvrtc only (no
+// driver, no GPU); skips with the reason when NVRTC is absent, fails when the build
+// found it (nvrtc_for_tests.hpp).
+#include <gtest/gtest.h>
+
+#include <ostream>
+
+#include "backends/cuda/nvrtc_compiler.hpp"
+#include "common/elf_symbols.hpp"
+#include "cuda/nvrtc_for_tests.hpp"
+#include "cuda/scan_stub_cases.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+using test::scan::ScanStubCase;
+
+class NvrtcScanStubs : public ::testing::TestWithParam<int> {};
+
+TEST_P(NvrtcScanStubs, EveryStageCompilesToACubinDefiningItsEntry) {
+  REQUIRE_NVRTC();
+  const int index_bits = GetParam();
+  const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
+                               CudaTarget{parse_cuda_arch("sm_90"), false});
+  std::size_t compiled = 0;
+  for (const ScanStubCase& c : test::scan::scan_stub_cases()) {
+    for (const Pattern stage : test::scan::stages_of(c)) {
+      SCOPED_TRACE(c.name + " " + name_of(stage));
+      const GeneratedStub stub =
+          generate_stub(test::scan::scan_request(c, stage, "cuda", index_bits, 32));
+      EXPECT_EQ(stub.entry,
+                "stubjit_" + c.kernel.name + "_" + name_of(stage) + "_r" + std::to_string(c.rank));
+      EXPECT_NE(stub.source.find(std::string(", ") + name_of(stage) + " along dimension " +
+                                 std::to_string(c.dimension) + ", rank " + std::to_string(c.rank)),
+                std::string::npos)
+          << stub.source.substr(0, 400);
+      Binary binary;
+      try {
+        binary = compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+      } catch (const CompileError& error) {
+        ADD_FAILURE() << stub.entry << " (i" << index_bits << "):\n"
+                      << error.log() << "\n"
+                      << stub.source.substr(stub.stub_offset);
+        continue;
+      }
+      const auto elf = test::read_elf(binary.bytes);
+      ASSERT_TRUE(elf) << stub.entry << ": not an ELF image";
+      EXPECT_EQ(elf->machine, test::elf_machine_cuda) << stub.entry;
+      EXPECT_TRUE(elf->defines(stub.entry)) << stub.entry << " missing from its cubin";
+      ++compiled;
+    }
+  }
+  EXPECT_EQ(compiled, 60u + 2u * 10u);  // the matrix's scan stages, the shapes' two
+}
+
+INSTANTIATE_TEST_SUITE_P(Sm90, NvrtcScanStubs, ::testing::Values(32, 64),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "i" + std::to_string(info.param);
+                         });
+
+// The scan stage's block scan, in the PTX: shuffles up the warp (shfl.sync.up.b32), the
+// barriers between its warps (bar.sync or barrier.sync), its scratch as the dynamic
+// group memory; the partials stage's tree shuffles down.
+TEST(NvrtcScanCompile, PtxHoldsTheShufflesBarriersAndGroupMemoryOfEachStage) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
+                               CudaTarget{parse_cuda_arch("sm_90"), true});
+  for (const ScanStubCase& c : test::scan::scan_stub_cases()) {
+    if (c.matrix) continue;
+    for (const Pattern stage : test::scan::stages_of(c)) {
+      SCOPED_TRACE(c.name + " " + name_of(stage));
+      const GeneratedStub stub = generate_stub(test::scan::scan_request(c, stage, "cuda", 64, 32));
+      std::string ptx;
+      try {
+        const Binary binary =
+            compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+        ptx.assign(binary.bytes.begin(), binary.bytes.end());
+      } catch (const CompileError& error) {
+        ADD_FAILURE() << error.log();
+        continue;
+      }
+      EXPECT_NE(ptx.find(".entry " + stub.entry + "("), std::string::npos) << ptx;
+      const bool barrier = ptx.find("bar.sync") != std::string::npos ||
+                           ptx.find("barrier.sync") != std::string::npos;
+      EXPECT_TRUE(barrier) << ptx;
+      EXPECT_NE(ptx.find(".extern .shared .align 16 .b8 stubjit_group_memory[]"), std::string::npos)
+          << ptx;
+      EXPECT_NE(ptx.find(stage == Pattern::scan ? "shfl.sync.up.b32" : "shfl.sync.down.b32"),
+                std::string::npos)
+          << ptx;
+    }
+  }
+}
+
+// An error in a custom combiner of a scan is reported at its own line in both stages.
+TEST(NvrtcScanCompile, ACombinerErrorIsReportedAtItsLineInBothStages) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
+                               CudaTarget{parse_cuda_arch("sm_90"), false});
+  ScanStubCase c;
+  c.kernel = KernelSource{
+      "broken_scan", {in<float>("x"), stubjit::scan<float>("y", "a +\nno_such_b", "0")}, "y = x;"};
+  c.bindings = {Binding::projection, Binding::projection};
+  for (const Pattern stage : test::scan::stages_of(c)) {
+    const GeneratedStub stub = generate_stub(test::scan::scan_request(c, stage, "cuda", 32, 32));
+    try {
+      compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+      ADD_FAILURE() << name_of(stage) << " compiled";
+    } catch (const CompileError& error) {
+      EXPECT_NE(error.log().find("broken_scan.combine:2:"), std::string::npos) << error.log();
+      EXPECT_NE(error.log().find("no_such_b"), std::string::npos) << error.log();
+    }
+  }
+}
+
+// A scan stub written for warps other than CUDA's 32 lanes does not compile: its block
+// scan shuffles over the hardware's lanes.
+TEST(NvrtcScanCompile, AScanStubForAnotherWarpWidthIsRefused) {
+  REQUIRE_NVRTC();
+  ScanStubCase c;
+  c.kernel = KernelSource{
+      "warp_scan_sum", {in<float>("x"), stubjit::scan<float>("y", Combiner::sum)}, "y = x;"};
+  c.bindings = {Binding::projection, Binding::projection};
+  const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
+                               CudaTarget{parse_cuda_arch("sm_90"), false});
+  const auto compile = [&](std::uint32_t warp) {
+    const GeneratedStub stub =
+        generate_stub(test::scan::scan_request(c, Pattern::scan, "cuda", 32, warp));
+    return compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+  };
+  EXPECT_NO_THROW(compile(32));
+  try {
+    compile(64);
+    ADD_FAILURE() << "a scan stub for warps of 64 compiled";
+  } catch (const CompileError& error) {
+    EXPECT_NE(error.log().find("must be CUDA's 32 lanes"), std::string::npos) << error.log();
+  }
+}
+
+}  // namespace
+}  // namespace stubjit::detail
