@@ -7,6 +7,7 @@
 
 #include <omp.h>
 
+#include <numeric>
 #include <vector>
 
 #ifdef STUBJIT_HAND_LOOPS_256
@@ -186,6 +187,26 @@ float hand_reduce_sum_simd(const float* x, i64 n) {
 #pragma omp parallel for simd reduction(+ : s) schedule(static)
   for (i64 k = 0; k < n; ++k) s += x[k];
   return s;
+}
+
+void hand_scan_sum_std(const float* x, float* y, i64 n) { std::inclusive_scan(x, x + n, y); }
+
+void hand_scan_sum_omp(const float* x, float* y, i64 n) {
+  std::vector<float> block_sums(static_cast<std::size_t>(omp_get_max_threads()) + 1, 0.0f);
+#pragma omp parallel
+  {
+    const i64 threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const i64 lo = n * t / threads, hi = n * (t + 1) / threads;
+    float s = 0;
+    for (i64 k = lo; k < hi; ++k) s += x[k];
+    block_sums[static_cast<std::size_t>(t) + 1] = s;
+#pragma omp barrier
+#pragma omp single
+    for (i64 b = 1; b <= threads; ++b)
+      block_sums[static_cast<std::size_t>(b)] += block_sums[static_cast<std::size_t>(b) - 1];
+    float running = block_sums[static_cast<std::size_t>(t)];
+    for (i64 k = lo; k < hi; ++k) y[k] = running += x[k];
+  }
 }
 
 #endif  // STUBJIT_HAND_LOOPS_256

@@ -42,6 +42,13 @@ float hand_reduce_sum(const float* x, std::int64_t n);
 // reorder it), the fastest plain-C++ sum g++ gives without -ffast-math.
 float hand_reduce_sum_simd(const float* x, std::int64_t n);
 
+// The inclusive prefix sum of n floats into y (bench/scan_bench.cpp's baselines):
+// std::inclusive_scan (one thread: libstdc++'s parallel policy needs TBB, which is not
+// among the packages used), and a two-pass OpenMP scan (each thread's block summed,
+// the block sums scanned, each block scanned from its offset).
+void hand_scan_sum_std(const float* x, float* y, std::int64_t n);
+void hand_scan_sum_omp(const float* x, float* y, std::int64_t n);
+
 // A plain copy of the bytes hand_yakl_columns must move at least, in the same columns
 // and the same OpenMP schedule: state to tend, density to w, theta to momentum (each
 // input read once, each output written once): the memory-bandwidth reference.

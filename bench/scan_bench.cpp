@@ -1,0 +1,173 @@
+// Scans on the CPU backend (docs/patterns.md): the inclusive prefix sum of 2^28 floats
+// by a stubjit scan kernel (`y = x;`, Combiner::sum, x into y), against
+// std::inclusive_scan (one thread) and a two-pass OpenMP scan, both g++ -O3
+// -march=native -fopenmp (hand_loops.cpp).
+//
+//   BM_Scan_Alternating  the three sides in every iteration, the order rotated;
+//                        counters stubjit_ms, std_ms, omp_ms (medians), std_over_stubjit
+//                        and omp_over_stubjit (above 1: stubjit faster), GBps (stubjit's
+//                        bytes read and written per second), parts (groups per
+//                        pencil), first_launch_ms (both stages' compiles)
+//   BM_Scan_Stubjit      one side per benchmark, for
+//   BM_Scan_Std          --benchmark_enable_random_interleaving
+//   BM_Scan_Omp
+//
+// Before timing, stubjit's prefixes are compared with a double-precision host prefix
+// (every 4099th, within 1e-4 relative of the magnitude) and with a second run of its own
+// (bit for bit). Environment: STUBJIT_SCAN_ELEMENTS (default 2^28).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "hand_loops.hpp"
+#include "stubjit/stubjit.hpp"
+
+namespace {
+
+using namespace stubjit;
+using i64 = std::int64_t;
+
+i64 elements() {
+  const char* text = std::getenv("STUBJIT_SCAN_ELEMENTS");
+  const i64 value = text ? std::atoll(text) : 0;
+  return value > 0 ? value : i64(1) << 28;
+}
+
+RuntimeOptions cpu() {
+  RuntimeOptions options;
+  options.backend = "cpu";
+  return options;
+}
+
+struct Scan {
+  i64 n = elements();
+  Runtime runtime{cpu()};
+  Kernel kernel =
+      runtime.kernel({"prefix", {in<float>("x"), scan<float>("y", Combiner::sum)}, "y = x;"});
+  Field x = runtime.allocate<float>({n});
+  Field y = runtime.allocate<float>({n});
+  std::vector<float> hand_out = std::vector<float>(static_cast<std::size_t>(n));
+  Domain domain{n};
+  LaunchSummary summary;
+  double compile_ms = 0;
+
+  Scan() {
+    std::vector<float> values(static_cast<std::size_t>(n));
+    for (std::size_t k = 0; k < values.size(); ++k) values[k] = float(k % 1000) * 0.001f;
+    x.copy_from(values);
+  }
+  const float* input() const { return static_cast<const float*>(x.data()); }
+  void run_stubjit() { kernel.launch(domain, x, y); }
+  void run_std() { hand_scan_sum_std(input(), hand_out.data(), n); }
+  void run_omp() { hand_scan_sum_omp(input(), hand_out.data(), n); }
+  // Empty when the prefixes are right, else what is wrong.
+  std::string check() {
+    const auto start = std::chrono::steady_clock::now();
+    summary = kernel.launch(domain, x, y);  // compiles the stages, outside the timing
+    compile_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const std::vector<float> first = y.to_vector<float>();
+    run_stubjit();
+    const std::vector<float> second = y.to_vector<float>();
+    if (std::memcmp(first.data(), second.data(), first.size() * sizeof(float)) != 0)
+      return "two stubjit scans differ";
+    double want = 0;
+    for (i64 k = 0; k < n; ++k) {
+      want += double(k % 1000) * double(0.001f);
+      if (k % 4099 == 0 || k == n - 1) {
+        if (std::fabs(double(first[std::size_t(k)]) - want) > 1e-4 * want + 1e-6) {
+          return "stubjit's prefix " + std::to_string(k) + " is " +
+                 std::to_string(first[std::size_t(k)]) + ", not " + std::to_string(want);
+        }
+      }
+    }
+    run_omp();
+    if (std::fabs(double(hand_out.back()) - want) > 1e-3 * want) return "the OpenMP scan is wrong";
+    return {};
+  }
+};
+
+std::unique_ptr<Scan> prepared(benchmark::State& state) {
+  auto scan = std::make_unique<Scan>();
+  const std::string problem = scan->check();
+  if (!problem.empty()) {
+    state.SkipWithError(problem.c_str());
+    return nullptr;
+  }
+  state.SetLabel(std::to_string(scan->n) + " floats");
+  return scan;
+}
+
+double milliseconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+void BM_Scan_Alternating(benchmark::State& state) {
+  const std::unique_ptr<Scan> scan = prepared(state);
+  if (!scan) return;
+  using Clock = std::chrono::steady_clock;
+  const auto time = [](auto&& run) {
+    const auto start = Clock::now();
+    run();
+    return milliseconds(Clock::now() - start);
+  };
+  std::vector<double> ms[3];  // stubjit, std, omp
+  std::int64_t iteration = 0;
+  for (auto _ : state) {
+    for (int place = 0; place < 3; ++place) {
+      const int side = static_cast<int>((iteration + place) % 3);
+      ms[side].push_back(side == 0   ? time([&] { scan->run_stubjit(); })
+                         : side == 1 ? time([&] { scan->run_std(); })
+                                     : time([&] { scan->run_omp(); }));
+    }
+    ++iteration;
+    state.SetIterationTime(ms[0].back() / 1e3);
+  }
+  const double s = stubjit::bench::median(ms[0]), d = stubjit::bench::median(ms[1]),
+               o = stubjit::bench::median(ms[2]);
+  state.counters["stubjit_ms"] = s;
+  state.counters["std_ms"] = d;
+  state.counters["omp_ms"] = o;
+  state.counters["std_over_stubjit"] = d / s;
+  state.counters["omp_over_stubjit"] = o / s;
+  state.counters["GBps"] = double(scan->n) * 2 * sizeof(float) / s / 1e6;
+  state.counters["parts"] = scan->summary.reduce_parts;
+  state.counters["first_launch_ms"] = scan->compile_ms;
+}
+BENCHMARK(BM_Scan_Alternating)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+void BM_Scan_Stubjit(benchmark::State& state) {
+  const std::unique_ptr<Scan> scan = prepared(state);
+  if (!scan) return;
+  for (auto _ : state) scan->run_stubjit();
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * scan->n * 8);
+}
+BENCHMARK(BM_Scan_Stubjit)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Scan_Std(benchmark::State& state) {
+  const std::unique_ptr<Scan> scan = prepared(state);
+  if (!scan) return;
+  for (auto _ : state) scan->run_std();
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * scan->n * 8);
+}
+BENCHMARK(BM_Scan_Std)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Scan_Omp(benchmark::State& state) {
+  const std::unique_ptr<Scan> scan = prepared(state);
+  if (!scan) return;
+  for (auto _ : state) scan->run_omp();
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * scan->n * 8);
+}
+BENCHMARK(BM_Scan_Omp)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
