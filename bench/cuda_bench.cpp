@@ -26,6 +26,8 @@
 //     issue #11).
 //   Reduce (GPU): the sum of 2^28 floats, whole and by rows, against device copy
 //     bandwidth in the same iterations (target >= 0.85, issue #12).
+//   Scan (GPU): the inclusive prefix sum of 2^28 int32 values, whole and by rows,
+//     against a device copy in the same iterations (target >= 0.85, issue #12).
 //
 // GPU benchmarks report an error and run nothing without a CUDA device.
 #include <benchmark/benchmark.h>
@@ -629,6 +631,72 @@ void BM_Reduce_Stubjit(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * double(bytes)));
 }
 BENCHMARK(BM_Reduce_Stubjit)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// A scan kernel's inclusive prefix sum of 2^28 int32 values x into y (argument 0: the
+// whole field as one pencil; 1: each row of the 2^14 x 2^14 field), each iteration
+// alternating with a device copy of the same field. int32 so that every prefix is
+// exact and checked whole, once, before timing. Counters: the medians, and
+// scan_over_copy = the copy's time ÷ the scan's (both read and write the field once
+// where the pencil is not split; a split one reads it twice; target >= 0.85, issue #12).
+void BM_Scan_Stubjit(benchmark::State& state) {
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  const bool rows = state.range(0) == 1;
+  Kernel prefix = gpu.runtime->kernel(KernelSource{
+      "prefix_i32", {in<std::int32_t>("x"), scan<std::int32_t>("y", Combiner::sum)}, "y = x;"});
+  const std::int64_t side = saxpy_side;
+  const std::int64_t n = side * side;
+  const std::vector<std::int64_t> extents =
+      rows ? std::vector<std::int64_t>{side, side} : std::vector<std::int64_t>{n};
+  Field x = gpu.runtime->allocate<std::int32_t>(extents);
+  Field y = gpu.runtime->allocate<std::int32_t>(extents);
+  Field copy_out = gpu.runtime->allocate<std::int32_t>(extents);
+  std::vector<std::int32_t> host(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<std::int32_t>(i % 7) - 3;
+  x.copy_from(host);
+  const Domain whole{n}, matrix{side, side};
+  const Domain& domain = rows ? matrix : whole;
+  const LaunchSummary summary = prefix.launch(domain, x, y);
+  gpu.runtime->synchronize();
+  {
+    const std::vector<std::int32_t> got = y.to_vector<std::int32_t>();
+    const std::size_t length = rows ? static_cast<std::size_t>(side) : host.size();
+    std::int64_t running = 0;
+    for (std::size_t k = 0; k < host.size(); ++k) {
+      if (k % length == 0) running = 0;
+      running += host[k];
+      if (got[k] != static_cast<std::int32_t>(running))
+        return state.SkipWithError(("prefix " + std::to_string(k) + " is " +
+                                    std::to_string(got[k]) + ", not " + std::to_string(running))
+                                       .c_str());
+    }
+  }
+  const std::size_t bytes = sizeof(std::int32_t) * static_cast<std::size_t>(n);
+  const auto copy = [&] {
+    gpu.driver->check(gpu.driver->memcpy_dtod(reinterpret_cast<std::uintptr_t>(copy_out.data()),
+                                              reinterpret_cast<std::uintptr_t>(x.data()), bytes),
+                      "cuMemcpyDtoD");
+  };
+  copy();  // warm up
+  gpu.runtime->synchronize();
+  std::vector<double> scan_ms, copy_ms;
+  std::int64_t iteration = 0;
+  for (auto _ : state) {
+    stubjit::bench::time_both_alternating(
+        iteration++,
+        [&] { return 1e3 * device_seconds(gpu, [&] { prefix.launch(domain, x, y); }); }, scan_ms,
+        [&] { return 1e3 * device_seconds(gpu, copy); }, copy_ms);
+    state.SetIterationTime(scan_ms.back() / 1e3);
+  }
+  state.counters["scan_ms"] = median(scan_ms);
+  state.counters["copy_ms"] = median(copy_ms);
+  state.counters["scan_over_copy"] = median(copy_ms) / median(scan_ms);
+  state.counters["parts"] = summary.reduce_parts;
+  state.SetLabel(std::string(rows ? "rows" : "whole") + ", group of " +
+                 std::to_string(summary.group_size));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * 2.0 * double(bytes)));
+}
+BENCHMARK(BM_Scan_Stubjit)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Device-to-device copy of one 2^28-float array: the bandwidth reference.
 void BM_DeviceCopy(benchmark::State& state) {

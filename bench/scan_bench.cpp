@@ -12,11 +12,13 @@
 //   BM_Scan_Std          --benchmark_enable_random_interleaving
 //   BM_Scan_Omp
 //
-// Before timing, stubjit's prefixes are compared with a double-precision host prefix
-// (every 4099th, within 1e-4 relative of the magnitude) and with a second run of its own
-// (bit for bit). Environment: STUBJIT_SCAN_ELEMENTS (default 2^28).
+// Before timing, stubjit's prefixes are compared with a second run of its own (bit for
+// bit) and, every 4099th, with a double-precision host prefix: each side's largest
+// relative error is a counter (stubjit_error, std_error, omp_error), stubjit's must be
+// below 1e-2. Environment: STUBJIT_SCAN_ELEMENTS (default 2^28).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -58,6 +60,7 @@ struct Scan {
   Domain domain{n};
   LaunchSummary summary;
   double compile_ms = 0;
+  double stubjit_error = 0, std_error = 0, omp_error = 0;  // the largest relative errors
 
   Scan() {
     std::vector<float> values(static_cast<std::size_t>(n));
@@ -68,7 +71,11 @@ struct Scan {
   void run_stubjit() { kernel.launch(domain, x, y); }
   void run_std() { hand_scan_sum_std(input(), hand_out.data(), n); }
   void run_omp() { hand_scan_sum_omp(input(), hand_out.data(), n); }
-  // Empty when the prefixes are right, else what is wrong.
+  // Empty when the prefixes are right, else what is wrong. A float running sum of 2^28
+  // values rounds far from the exact one (each side differently, none of them exact):
+  // each side's largest relative error over the sampled prefixes is kept for the
+  // record, and stubjit's must be below 1e-2, which a part's carry lost or doubled
+  // exceeds.
   std::string check() {
     const auto start = std::chrono::steady_clock::now();
     summary = kernel.launch(domain, x, y);  // compiles the stages, outside the timing
@@ -79,18 +86,22 @@ struct Scan {
     const std::vector<float> second = y.to_vector<float>();
     if (std::memcmp(first.data(), second.data(), first.size() * sizeof(float)) != 0)
       return "two stubjit scans differ";
+    run_std();
+    const std::vector<float> by_std = hand_out;
+    run_omp();
     double want = 0;
     for (i64 k = 0; k < n; ++k) {
       want += double(k % 1000) * double(0.001f);
-      if (k % 4099 == 0 || k == n - 1) {
-        if (std::fabs(double(first[std::size_t(k)]) - want) > 1e-4 * want + 1e-6) {
-          return "stubjit's prefix " + std::to_string(k) + " is " +
-                 std::to_string(first[std::size_t(k)]) + ", not " + std::to_string(want);
-        }
+      if ((k % 4099 == 0 || k == n - 1) && want > 0) {
+        const std::size_t at = static_cast<std::size_t>(k);
+        stubjit_error = std::max(stubjit_error, std::fabs(double(first[at]) - want) / want);
+        std_error = std::max(std_error, std::fabs(double(by_std[at]) - want) / want);
+        omp_error = std::max(omp_error, std::fabs(double(hand_out[at]) - want) / want);
       }
     }
-    run_omp();
-    if (std::fabs(double(hand_out.back()) - want) > 1e-3 * want) return "the OpenMP scan is wrong";
+    if (stubjit_error > 1e-2) {
+      return "stubjit's prefixes are off by " + std::to_string(stubjit_error) + " (relative)";
+    }
     return {};
   }
 };
@@ -141,6 +152,9 @@ void BM_Scan_Alternating(benchmark::State& state) {
   state.counters["GBps"] = double(scan->n) * 2 * sizeof(float) / s / 1e6;
   state.counters["parts"] = scan->summary.reduce_parts;
   state.counters["first_launch_ms"] = scan->compile_ms;
+  state.counters["stubjit_error"] = scan->stubjit_error;
+  state.counters["std_error"] = scan->std_error;
+  state.counters["omp_error"] = scan->omp_error;
 }
 BENCHMARK(BM_Scan_Alternating)->Unit(benchmark::kMillisecond)->UseManualTime();
 

@@ -70,11 +70,12 @@ __device__ __forceinline__ u32 reduce_arrive(u64 arrivals, u64 segment) {
   return atomicAdd(reinterpret_cast<u32*>(arrivals) + segment, 1u);
 }
 
-// `value` of the lane `delta` lanes up in the caller's warp (the caller's own where
-// there is none), for a value of any type: moved as 32-bit words. `lanes`: the lanes
-// the warp has (its last may have fewer than the width), every one of which calls it.
-template <class T>
-__device__ __forceinline__ T warp_shuffle_down(T value, u32 delta, u32 lanes) {
+// `value` of the lane `delta` lanes up (Down) or down (!Down) in the caller's warp (the
+// caller's own where there is none), for a value of any type: moved as 32-bit words.
+// `lanes`: the lanes the warp has (its last may have fewer than the width), every one of
+// which calls it.
+template <bool Down, class T>
+__device__ __forceinline__ T warp_shuffle(T value, u32 delta, u32 lanes) {
   constexpr u32 words = u32((sizeof(T) + 3) / 4);
   u32 word[words];
   const u8* from = reinterpret_cast<const u8*>(&value);
@@ -82,10 +83,12 @@ __device__ __forceinline__ T warp_shuffle_down(T value, u32 delta, u32 lanes) {
   for (u32 i = 0; i < 4 * words; ++i) bytes[i] = i < u32(sizeof(T)) ? from[i] : u8(0);
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
   const u32 mask = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u;
-  for (u32 w = 0; w < words; ++w) word[w] = __shfl_down_sync(mask, word[w], delta);
+  for (u32 w = 0; w < words; ++w)
+    word[w] = Down ? __shfl_down_sync(mask, word[w], delta) : __shfl_up_sync(mask, word[w], delta);
 #else
   (void)lanes;
-  for (u32 w = 0; w < words; ++w) word[w] = u32(__shfl_down(int(word[w]), delta));
+  for (u32 w = 0; w < words; ++w)
+    word[w] = u32(Down ? __shfl_down(int(word[w]), delta) : __shfl_up(int(word[w]), delta));
 #endif
   T moved;
   u8* to = reinterpret_cast<u8*>(&moved);
@@ -93,26 +96,13 @@ __device__ __forceinline__ T warp_shuffle_down(T value, u32 delta, u32 lanes) {
   return moved;
 }
 
-// `value` of the lane `delta` lanes down in the caller's warp (the caller's own where
-// there is none), for a value of any type, as warp_shuffle_down.
+template <class T>
+__device__ __forceinline__ T warp_shuffle_down(T value, u32 delta, u32 lanes) {
+  return warp_shuffle<true>(value, delta, lanes);
+}
 template <class T>
 __device__ __forceinline__ T warp_shuffle_up(T value, u32 delta, u32 lanes) {
-  constexpr u32 words = u32((sizeof(T) + 3) / 4);
-  u32 word[words];
-  const u8* from = reinterpret_cast<const u8*>(&value);
-  u8* bytes = reinterpret_cast<u8*>(word);
-  for (u32 i = 0; i < 4 * words; ++i) bytes[i] = i < u32(sizeof(T)) ? from[i] : u8(0);
-#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-  const u32 mask = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u;
-  for (u32 w = 0; w < words; ++w) word[w] = __shfl_up_sync(mask, word[w], delta);
-#else
-  (void)lanes;
-  for (u32 w = 0; w < words; ++w) word[w] = u32(__shfl_up(int(word[w]), delta));
-#endif
-  T moved;
-  u8* to = reinterpret_cast<u8*>(&moved);
-  for (u32 i = 0; i < u32(sizeof(T)); ++i) to[i] = bytes[i];
-  return moved;
+  return warp_shuffle<false>(value, delta, lanes);
 }
 
 // The combination of the first `count` lanes' values of the caller's warp, in lane 0

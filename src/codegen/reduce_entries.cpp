@@ -170,6 +170,16 @@ bool whole_domain(const StubContext& context) { return context.request().reduce_
 
 }  // namespace
 
+void emit_cpp_group_loop(const StubContext& context) {
+  SourceWriter& out = context.out();
+  out.line(1,
+           "for (stubjit::u64 stubjit_g = stubjit_group_begin; stubjit_g < stubjit_group_end; "
+           "++stubjit_g) {");
+  out.line(2,
+           "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + stubjit_g;");
+  out.line(2, "if (stubjit_gid >= stubjit::u64(stubjit_lp.linear_end)) break;");
+}
+
 void emit_length(const StubContext& context, int indent) {
   std::string length;
   if (whole_domain(context)) {
@@ -325,12 +335,7 @@ void emit_cpp_reduce_entry(const StubContext& context) {
            "stubjit_reduce::value_t* const stubjit_partials = "
            "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_rp.partials);");
   emit_length(context, 1);
-  out.line(1,
-           "for (stubjit::u64 stubjit_g = stubjit_group_begin; stubjit_g < stubjit_group_end; "
-           "++stubjit_g) {");
-  out.line(2,
-           "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + stubjit_g;");
-  out.line(2, "if (stubjit_gid >= stubjit::u64(stubjit_lp.linear_end)) break;");
+  emit_cpp_group_loop(context);
   emit_part(context, 2);
   // Lanes, each a fixed share of every row, in blocks of eight: the compiler keeps a
   // block in a vector register, the blocks' adds overlap (one block's would each wait

@@ -13,6 +13,9 @@ namespace stubjit::detail {
 
 // The kernel's result or scan parameter (an Error without one).
 const Param& result_of(const StubContext& context);
+// The C++ entry's loop over its run of groups, opened: `for (...) {`, then the group's
+// number stubjit_gid (the loop leaves at the launch's last group).
+void emit_cpp_group_loop(const StubContext& context);
 // const u64 stubjit_length: the values a segment combines.
 void emit_length(const StubContext& context, int indent);
 // The group's segment and part, and the positions [stubjit_lo, stubjit_hi) of its part.

@@ -19,6 +19,10 @@
 namespace stubjit::detail {
 namespace {
 
+// Values a CPU group's walk combines from the identity before it adds them to the
+// carry (see emit_cpp_scan_entry).
+constexpr int cpu_scan_block = 1024;
+
 // Values each GPU thread takes of a tile: the group scans once per tile, so that its
 // barriers are paid once per this many values.
 constexpr int gpu_scan_items = 8;
@@ -38,12 +42,7 @@ void emit_cpp_scan_entry(const StubContext& context) {
            "const stubjit_reduce::value_t* const stubjit_partials = "
            "reinterpret_cast<const stubjit_reduce::value_t*>(stubjit_rp.partials);");
   emit_length(context, 1);
-  out.line(1,
-           "for (stubjit::u64 stubjit_g = stubjit_group_begin; stubjit_g < stubjit_group_end; "
-           "++stubjit_g) {");
-  out.line(2,
-           "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + stubjit_g;");
-  out.line(2, "if (stubjit_gid >= stubjit::u64(stubjit_lp.linear_end)) break;");
+  emit_cpp_group_loop(context);
   emit_part(context, 2);
   emit_kept_positions(context, 2);
   out.line(2, "// The parts before this one, in order (the first stage wrote them).");
@@ -61,18 +60,29 @@ void emit_cpp_scan_entry(const StubContext& context) {
   for (const std::string& stride : projected_strides(context, along))
     unit += " && " + stride + " == 1";
   // One walk of the part, with `el` the element lambda: its value read (and the body
-  // run) before its element is written.
+  // run) before its element is written. Block by block, each block's running
+  // combination from the identity and written combined with the carry of everything
+  // before the block: a float sum's rounding then grows with a block's length and the
+  // number of blocks, not with the part's length.
+  const std::string block = std::to_string(cpu_scan_block);
   out.line(2, "const auto stubjit_walk = [&](const auto& stubjit_el) {");
-  out.line(3, "for (stubjit::u64 stubjit_k = stubjit_lo; stubjit_k < stubjit_hi; ++stubjit_k) {");
-  out.line(4, "stubjit_reduce::value_t* stubjit_at = nullptr;");
-  out.line(4, "const stubjit_reduce::value_t stubjit_value = stubjit_el(stubjit_k, stubjit_at);");
+  out.line(3, "for (stubjit::u64 stubjit_b = stubjit_lo; stubjit_b < stubjit_hi; stubjit_b += " +
+                  block + ") {");
+  out.line(4, "const stubjit::u64 stubjit_e = stubjit::min_of<stubjit::u64>(stubjit_b + " + block +
+                  ", stubjit_hi);");
+  out.line(4, "stubjit_reduce::value_t stubjit_local = stubjit_reduce::identity();");
+  out.line(4, "for (stubjit::u64 stubjit_k = stubjit_b; stubjit_k < stubjit_e; ++stubjit_k) {");
+  out.line(5, "stubjit_reduce::value_t* stubjit_at = nullptr;");
+  out.line(5, "const stubjit_reduce::value_t stubjit_value = stubjit_el(stubjit_k, stubjit_at);");
   if (exclusive(context)) {
-    out.line(4, "*stubjit_at = stubjit_carry;");
-    out.line(4, "stubjit_carry = stubjit_reduce::combine(stubjit_carry, stubjit_value);");
+    out.line(5, "*stubjit_at = stubjit_reduce::combine(stubjit_carry, stubjit_local);");
+    out.line(5, "stubjit_local = stubjit_reduce::combine(stubjit_local, stubjit_value);");
   } else {
-    out.line(4, "stubjit_carry = stubjit_reduce::combine(stubjit_carry, stubjit_value);");
-    out.line(4, "*stubjit_at = stubjit_carry;");
+    out.line(5, "stubjit_local = stubjit_reduce::combine(stubjit_local, stubjit_value);");
+    out.line(5, "*stubjit_at = stubjit_reduce::combine(stubjit_carry, stubjit_local);");
   }
+  out.line(4, "}");
+  out.line(4, "stubjit_carry = stubjit_reduce::combine(stubjit_carry, stubjit_local);");
   out.line(3, "}");
   out.line(2, "};");
   out.line(2, "if (" + unit + ") stubjit_walk(stubjit_element_unit);");
@@ -140,21 +150,21 @@ void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds) 
            "(void)stubjit::group_scan(stubjit_mine, stubjit_scratch, stubjit_rank, "
            "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::identity(), "
            "stubjit_reduce::combiner(), stubjit_before, stubjit_total);");
-  out.line(2,
-           "stubjit_reduce::value_t stubjit_running = stubjit_reduce::combine(stubjit_carry, "
-           "stubjit_before);");
+  // This thread's running combination from the tile's start, written combined with
+  // the carry of everything before the tile (as on the CPU, rounding stays local).
+  out.line(2, "stubjit_reduce::value_t stubjit_local = stubjit_before;");
   out.line(2, "for (int stubjit_j = 0; stubjit_j < " + items + "; ++stubjit_j) {");
   out.line(3, "if (stubjit_first + stubjit::u64(stubjit_j) >= stubjit_hi) break;");
   if (exclusive(context)) {
-    out.line(3, "*stubjit_slots[stubjit_j] = stubjit_running;");
     out.line(3,
-             "stubjit_running = stubjit_reduce::combine(stubjit_running, "
-             "stubjit_values[stubjit_j]);");
+             "*stubjit_slots[stubjit_j] = stubjit_reduce::combine(stubjit_carry, stubjit_local);");
+    out.line(3,
+             "stubjit_local = stubjit_reduce::combine(stubjit_local, stubjit_values[stubjit_j]);");
   } else {
     out.line(3,
-             "stubjit_running = stubjit_reduce::combine(stubjit_running, "
-             "stubjit_values[stubjit_j]);");
-    out.line(3, "*stubjit_slots[stubjit_j] = stubjit_running;");
+             "stubjit_local = stubjit_reduce::combine(stubjit_local, stubjit_values[stubjit_j]);");
+    out.line(3,
+             "*stubjit_slots[stubjit_j] = stubjit_reduce::combine(stubjit_carry, stubjit_local);");
   }
   out.line(2, "}");
   out.line(2, "stubjit_carry = stubjit_reduce::combine(stubjit_carry, stubjit_total);");

@@ -7,6 +7,8 @@
 // launch is refused), the caches and prepare.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +21,7 @@
 
 #include "common/half_reference.hpp"
 #include "common/kernels.hpp"
+#include "common/scan_reference.hpp"
 #include "common/scoped_env.hpp"
 #include "common/temp_dir.hpp"
 #include "stubjit/stubjit.hpp"
@@ -35,41 +38,18 @@ constexpr i64 split_length = 100000;
 
 // --- host references ---------------------------------------------------------------------
 
-// The inclusive or exclusive prefix of `values` with `combine` from `identity`.
+// The prefix of a rank-1 `values` (common/scan_reference.hpp).
 template <class T, class Combine>
 std::vector<T> host_prefix(const std::vector<T>& values, ScanKind kind, T identity,
                            Combine combine) {
-  std::vector<T> out(values.size());
-  T running = identity;
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    if (kind == ScanKind::exclusive) out[k] = running;
-    running = combine(running, values[k]);
-    if (kind == ScanKind::inclusive) out[k] = running;
-  }
-  return out;
+  return test::host_scan(values, {i64(values.size())}, 0, kind, identity, combine);
 }
 
 // The prefix along `along` of a row-major array over `counts`, pencil by pencil.
 template <class T, class Combine>
 std::vector<T> host_prefix_along(const std::vector<T>& values, const std::vector<i64>& counts,
                                  int along, ScanKind kind, T identity, Combine combine) {
-  std::vector<T> out(values.size());
-  i64 inner = 1;
-  for (std::size_t d = std::size_t(along) + 1; d < counts.size(); ++d) inner *= counts[d];
-  const i64 length = counts[std::size_t(along)];
-  const i64 outer = i64(values.size()) / (inner * length);
-  for (i64 o = 0; o < outer; ++o) {
-    for (i64 r = 0; r < inner; ++r) {
-      T running = identity;
-      for (i64 k = 0; k < length; ++k) {
-        const std::size_t at = std::size_t((o * length + k) * inner + r);
-        if (kind == ScanKind::exclusive) out[at] = running;
-        running = combine(running, values[at]);
-        if (kind == ScanKind::inclusive) out[at] = running;
-      }
-    }
-  }
-  return out;
+  return test::host_scan(values, counts, along, kind, identity, combine);
 }
 
 // Integers of a fixed pseudo-random sequence, in the whole range of T.
@@ -529,6 +509,36 @@ TEST(ScanDeterminism, FloatScansAreTheSameBitsEveryRun) {
     EXPECT_EQ(std::memcmp(first.data(), again.data(), first.size() * sizeof(float)), 0)
         << "run " << run;
   }
+}
+
+// A long float pencil: each group's walk combines blocks from the identity and adds
+// them to its carry, so every prefix stays near the exact one where one running float
+// sum (std::inclusive_scan's order) drifts far from it once the sum dwarfs the values.
+TEST(ScanAccuracy, LongFloatSumsStayNearTheExactPrefixes) {
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel kernel = runtime.kernel(copy_scan<float>("scan_long", Combiner::sum, ScanKind::inclusive));
+  const i64 n = i64(1) << 22;
+  std::vector<float> values(static_cast<std::size_t>(n));
+  // Near 0.3: once a running float sum passes 2^20 or so, adding one rounds the same
+  // way each time, and its error grows with every value.
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = 0.3f + float(k % 7) * 0.001f;
+  Field x = runtime.allocate<float>({n});
+  Field y = runtime.allocate<float>({n});
+  x.copy_from(values);
+  kernel.launch(Domain{n}, x, y);
+  const std::vector<float> got = y.to_vector<float>();
+  double exact = 0, worst = 0, worst_sequential = 0;
+  float sequential = 0;
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    exact += double(values[k]);
+    sequential += values[k];
+    if (exact > 0) {
+      worst = std::max(worst, std::abs(double(got[k]) - exact) / exact);
+      worst_sequential = std::max(worst_sequential, std::abs(double(sequential) - exact) / exact);
+    }
+  }
+  EXPECT_LT(worst, 1e-5);
+  EXPECT_GT(worst_sequential, 1e-3) << "the data no longer shows the drift";
 }
 
 // --- errors ---------------------------------------------------------------------------------

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "common/scan_reference.hpp"
 #include "cuda/gpu_reduce_checks.hpp"
 #include "stubjit/stubjit.hpp"
 
@@ -44,27 +45,11 @@ inline LaunchOptions scan_options(std::uint32_t group_size = 0, int dimension = 
 }
 
 // The prefix of `values` from `identity`, pencil by pencil along `along` of a
-// row-major box over `counts`.
+// row-major box over `counts` (common/scan_reference.hpp).
 template <class T, class Combine>
 std::vector<T> host_prefix(const std::vector<T>& values, const std::vector<i64>& counts, int along,
                            ScanKind kind, T identity, Combine combine) {
-  std::vector<T> out(values.size());
-  i64 inner = 1;
-  for (std::size_t d = std::size_t(along) + 1; d < counts.size(); ++d) inner *= counts[d];
-  const i64 length = counts[std::size_t(along)];
-  const i64 outer = length == 0 || inner == 0 ? 0 : i64(values.size()) / (inner * length);
-  for (i64 o = 0; o < outer; ++o) {
-    for (i64 r = 0; r < inner; ++r) {
-      T running = identity;
-      for (i64 k = 0; k < length; ++k) {
-        const std::size_t at = std::size_t((o * length + k) * inner + r);
-        if (kind == ScanKind::exclusive) out[at] = running;
-        running = combine(running, values[at]);
-        if (kind == ScanKind::inclusive) out[at] = running;
-      }
-    }
-  }
-  return out;
+  return test::host_scan(values, counts, along, kind, identity, combine);
 }
 
 inline i64 wrapping_add(i64 a, i64 b) {

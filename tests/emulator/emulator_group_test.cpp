@@ -15,72 +15,19 @@
 
 #include "cuda/gpu_group_checks.hpp"
 #include "emulator/emulator_backend.hpp"
+#include "emulator/warp_cases.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
 namespace {
 
-using test::emulator::Config;
+class EmulatedGroups : public test::emulator::WarpCaseTest {};
 
-// A configuration and the warp width its plans assume (HIP: 64 as on CDNA, and 32 as
-// on RDNA, through the runtime's limits).
-struct GroupCase {
-  Config config;
-  std::uint32_t warp;
-};
-
-std::vector<GroupCase> group_cases() {
-  std::vector<GroupCase> cases;
-  for (const Config& config : test::emulator::configs_without_sanitizer()) {
-    if (config.dialect == test::emulator::Dialect::cuda) {
-      cases.push_back({config, 32});
-    } else {
-      cases.push_back({config, 64});
-      cases.push_back({config, 32});
-    }
-  }
-  return cases;
-}
-
-struct GroupCaseName {
-  std::string operator()(const ::testing::TestParamInfo<GroupCase>& info) const {
-    return test::emulator::backend_name(info.param.config) + "_warp" +
-           std::to_string(info.param.warp);
-  }
-};
-
-class EmulatedGroups : public ::testing::TestWithParam<GroupCase> {
- protected:
-  Runtime make_runtime() const {
-    RuntimeOptions options;
-    options.backend = test::emulator::backend_name(GetParam().config);
-    options.disk_cache = false;
-    options.limits = test::emulator::gpu_like_limits(GetParam().config.dialect);
-    options.limits->warp_size = GetParam().warp;
-    return Runtime(options);
-  }
-};
-
-// The GPU suites' own checks (cuda/gpu_group_checks.hpp), with groups of up to 256
-// threads: each emulated GPU thread of a block is a host thread.
-class LargestGroup {
- public:
-  explicit LargestGroup(std::uint32_t largest) : saved_(test::groups::largest_group()) {
-    test::groups::largest_group() = largest;
-  }
-  ~LargestGroup() { test::groups::largest_group() = saved_; }
-  LargestGroup(const LargestGroup&) = delete;
-  LargestGroup& operator=(const LargestGroup&) = delete;
-
- private:
-  std::uint32_t saved_;
-};
-
-#define EMULATED_GROUP_TEST(name, check) \
-  TEST_P(EmulatedGroups, name) {         \
-    const LargestGroup largest(256);     \
-    Runtime runtime = make_runtime();    \
-    test::groups::check(runtime);        \
+#define EMULATED_GROUP_TEST(name, check)                                                  \
+  TEST_P(EmulatedGroups, name) {                                                          \
+    const test::emulator::ScopedLargestGroup largest(test::groups::largest_group(), 256); \
+    Runtime runtime = make_runtime();                                                     \
+    test::groups::check(runtime);                                                         \
   }
 
 EMULATED_GROUP_TEST(InnerLoopsOfEveryLengthRunEachIterationOnce, check_inner_loops)
@@ -125,8 +72,9 @@ TEST_P(EmulatedGroups, ATileIsTheGroupsShape) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedGroups, ::testing::ValuesIn(group_cases()),
-                         GroupCaseName());
+INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedGroups,
+                         ::testing::ValuesIn(test::emulator::warp_cases()),
+                         test::emulator::WarpCaseName());
 
 }  // namespace
 }  // namespace stubjit

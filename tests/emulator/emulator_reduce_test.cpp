@@ -14,71 +14,19 @@
 
 #include "cuda/gpu_reduce_checks.hpp"
 #include "emulator/emulator_backend.hpp"
+#include "emulator/warp_cases.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
 namespace {
 
-using test::emulator::Config;
+class EmulatedReduce : public test::emulator::WarpCaseTest {};
 
-// A configuration and the warp width its plans assume (HIP: 64 as on CDNA, and 32 as
-// on RDNA, through the runtime's limits).
-struct ReduceCase {
-  Config config;
-  std::uint32_t warp;
-};
-
-std::vector<ReduceCase> reduce_cases() {
-  std::vector<ReduceCase> cases;
-  for (const Config& config : test::emulator::configs_without_sanitizer()) {
-    if (config.dialect == test::emulator::Dialect::cuda) {
-      cases.push_back({config, 32});
-    } else {
-      cases.push_back({config, 64});
-      cases.push_back({config, 32});
-    }
-  }
-  return cases;
-}
-
-struct ReduceCaseName {
-  std::string operator()(const ::testing::TestParamInfo<ReduceCase>& info) const {
-    return test::emulator::backend_name(info.param.config) + "_warp" +
-           std::to_string(info.param.warp);
-  }
-};
-
-// Groups of up to 256 threads: each emulated GPU thread of a block is a host thread.
-class LargestGroup {
- public:
-  explicit LargestGroup(std::uint32_t largest) : saved_(test::reduce::largest_group()) {
-    test::reduce::largest_group() = largest;
-  }
-  ~LargestGroup() { test::reduce::largest_group() = saved_; }
-  LargestGroup(const LargestGroup&) = delete;
-  LargestGroup& operator=(const LargestGroup&) = delete;
-
- private:
-  std::uint32_t saved_;
-};
-
-class EmulatedReduce : public ::testing::TestWithParam<ReduceCase> {
- protected:
-  Runtime make_runtime() const {
-    RuntimeOptions options;
-    options.backend = test::emulator::backend_name(GetParam().config);
-    options.disk_cache = false;
-    options.limits = test::emulator::gpu_like_limits(GetParam().config.dialect);
-    options.limits->warp_size = GetParam().warp;
-    return Runtime(options);
-  }
-};
-
-#define EMULATED_REDUCE_TEST(name, check) \
-  TEST_P(EmulatedReduce, name) {          \
-    const LargestGroup largest(256);      \
-    Runtime runtime = make_runtime();     \
-    test::reduce::check(runtime);         \
+#define EMULATED_REDUCE_TEST(name, check)                                                 \
+  TEST_P(EmulatedReduce, name) {                                                          \
+    const test::emulator::ScopedLargestGroup largest(test::reduce::largest_group(), 256); \
+    Runtime runtime = make_runtime();                                                     \
+    test::reduce::check(runtime);                                                         \
   }
 
 EMULATED_REDUCE_TEST(Int64SumSplitIntoPartsWithEveryGroupSize, check_int64_sum_in_parts)
@@ -114,8 +62,9 @@ TEST_P(EmulatedReduce, TheStubIsTheDialectsReduceStub) {
   EXPECT_TRUE(found) << expected;
 }
 
-INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedReduce, ::testing::ValuesIn(reduce_cases()),
-                         ReduceCaseName());
+INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedReduce,
+                         ::testing::ValuesIn(test::emulator::warp_cases()),
+                         test::emulator::WarpCaseName());
 
 }  // namespace
 }  // namespace stubjit

@@ -13,69 +13,19 @@
 
 #include "cuda/gpu_scan_checks.hpp"
 #include "emulator/emulator_backend.hpp"
+#include "emulator/warp_cases.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
 namespace {
 
-using test::emulator::Config;
+class EmulatedScan : public test::emulator::WarpCaseTest {};
 
-struct ScanCase {
-  Config config;
-  std::uint32_t warp;
-};
-
-std::vector<ScanCase> scan_cases() {
-  std::vector<ScanCase> cases;
-  for (const Config& config : test::emulator::configs_without_sanitizer()) {
-    if (config.dialect == test::emulator::Dialect::cuda) {
-      cases.push_back({config, 32});
-    } else {
-      cases.push_back({config, 64});
-      cases.push_back({config, 32});
-    }
-  }
-  return cases;
-}
-
-struct ScanCaseName {
-  std::string operator()(const ::testing::TestParamInfo<ScanCase>& info) const {
-    return test::emulator::backend_name(info.param.config) + "_warp" +
-           std::to_string(info.param.warp);
-  }
-};
-
-// Groups of up to 256 threads: each emulated GPU thread of a block is a host thread.
-class LargestGroup {
- public:
-  explicit LargestGroup(std::uint32_t largest) : saved_(test::reduce::largest_group()) {
-    test::reduce::largest_group() = largest;
-  }
-  ~LargestGroup() { test::reduce::largest_group() = saved_; }
-  LargestGroup(const LargestGroup&) = delete;
-  LargestGroup& operator=(const LargestGroup&) = delete;
-
- private:
-  std::uint32_t saved_;
-};
-
-class EmulatedScan : public ::testing::TestWithParam<ScanCase> {
- protected:
-  Runtime make_runtime() const {
-    RuntimeOptions options;
-    options.backend = test::emulator::backend_name(GetParam().config);
-    options.disk_cache = false;
-    options.limits = test::emulator::gpu_like_limits(GetParam().config.dialect);
-    options.limits->warp_size = GetParam().warp;
-    return Runtime(options);
-  }
-};
-
-#define EMULATED_SCAN_TEST(name, check) \
-  TEST_P(EmulatedScan, name) {          \
-    const LargestGroup largest(256);    \
-    Runtime runtime = make_runtime();   \
-    test::scan::check(runtime);         \
+#define EMULATED_SCAN_TEST(name, check)                                                   \
+  TEST_P(EmulatedScan, name) {                                                            \
+    const test::emulator::ScopedLargestGroup largest(test::reduce::largest_group(), 256); \
+    Runtime runtime = make_runtime();                                                     \
+    test::scan::check(runtime);                                                           \
   }
 
 EMULATED_SCAN_TEST(Int64SumsInclusiveAndExclusiveSplitIntoParts, check_int64_scan_in_parts)
@@ -112,8 +62,8 @@ TEST_P(EmulatedScan, TheStubsAreTheDialectsScanStages) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedScan, ::testing::ValuesIn(scan_cases()),
-                         ScanCaseName());
+INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedScan, ::testing::ValuesIn(test::emulator::warp_cases()),
+                         test::emulator::WarpCaseName());
 
 }  // namespace
 }  // namespace stubjit
