@@ -244,6 +244,15 @@ void check_pattern(const KernelSource& source) {
     }
   }
   for (const Param& param : source.signature) {
+    // A split scan runs its body once per stage (docs/patterns.md): a write the body
+    // made would be made twice, and a value it read back would differ between stages.
+    if (result && result->is_scan() && &param != result && param.kind == ParamKind::field &&
+        param.access == Access::read_write) {
+      throw SignatureError("kernel '" + source.name + "': parameter '" + param.name +
+                           "' is read-write; a scan kernel's body may run twice per index (once "
+                           "per stage), so its only read-write parameter is its scan ('" +
+                           result->name + "')");
+    }
     if (result && (param.kind == ParamKind::tile_index || param.kind == ParamKind::local_index)) {
       throw SignatureError("kernel '" + source.name + "': parameter '" + param.name + "' is a " +
                            to_string(param) + " token; a reduce kernel is not tiled");

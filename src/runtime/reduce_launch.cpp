@@ -209,6 +209,7 @@ namespace {
 void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
            const LaunchOptions& options, StreamState* stream) {
   Device& device = kernel.runtime->device_for("launch a kernel");
+  device.check_plan(*stub.module, planned.plan);  // before any memory is taken
   const ReduceLayout& layout = planned.layout;
   // Partials (aligned to 16), then one arrival counter per segment, zeroed.
   std::optional<ReduceScratch::Lease> scratch;
@@ -240,7 +241,6 @@ void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& plan
 void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
                  const ReduceParams& params, bool uses_scratch, StreamState* stream) {
   Device& device = kernel.runtime->device_for("launch a kernel");
-  device.check_plan(*stub.module, planned.plan);
   PackedArgs packed;
   const std::size_t size = planned.bound.packed.size();
   packed.reset(size + sizeof(ReduceParams));
@@ -258,10 +258,10 @@ void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch
       lp.divisor[d] = make_fast_divisor(static_cast<u64>(lp.count[d]));
     try {
       device.launch(*stub.module, lp, packed.data(), packed.size(), stream);
-    } catch (const BackendError& error) {
-      if (i == 0 && !uses_scratch) throw;
-      // The dispatches issued may still use the partials: wait for them before the
-      // memory is released (or given to the next launch).
+    } catch (...) {
+      // What was issued before (this stage's dispatches, an earlier stage, the counters'
+      // clearing) may still use the partials: wait for it before the memory is released
+      // (or given to the next launch).
       if (uses_scratch) {
         try {
           stream->synchronize();
@@ -269,10 +269,14 @@ void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch
         }
       }
       if (i == 0) throw;
-      throw LaunchError(i, n,
-                        "dispatch " + std::to_string(i + 1) + " of " + std::to_string(n) + " of " +
-                            stub.entry + " failed after the first " + std::to_string(i) +
-                            " were issued (they ran or will run): " + error.what());
+      try {
+        throw;
+      } catch (const BackendError& error) {
+        throw LaunchError(i, n,
+                          "dispatch " + std::to_string(i + 1) + " of " + std::to_string(n) +
+                              " of " + stub.entry + " failed after the first " + std::to_string(i) +
+                              " were issued (they ran or will run): " + error.what());
+      }
     }
   }
 }

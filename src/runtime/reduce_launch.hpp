@@ -55,7 +55,8 @@ void refit(LaunchSummary& summary, const ReduceLaunch& planned);
 // layout planned again; a fixed size is refused (PlanError).
 void fit_to_module(const KernelState& kernel, const Module& module, const LaunchOptions& options,
                    ReduceLaunch& planned);
-// Issues every dispatch of `planned` with `stub`, `params` after the packed arguments.
+// Issues every dispatch of `planned` with `stub`, `params` after the packed arguments
+// (the caller has checked the plan against the stub: Device::check_plan).
 // `uses_scratch`: the launch's partials are in use (a failure waits for what was
 // issued before it reports).
 void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,

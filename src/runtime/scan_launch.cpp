@@ -69,6 +69,9 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
   if (planned.plan.dispatches.empty()) return summary;
   Device& device = runtime.device_for("launch a kernel");
   const ScanStubs stubs = find_stubs(kernel, options, planned, summary, true, true);
+  // Both stages' plans checked before any memory is taken or anything issued.
+  device.check_plan(*stubs.scan->module, planned.plan);
+  if (stubs.partials) device.check_plan(*stubs.partials->module, planned.plan);
   const ReduceLayout& layout = planned.layout;
   ReduceParams params{layout.parts, layout.part_length, 0, 0, 1u, 0};
   if (layout.parts == 1) {

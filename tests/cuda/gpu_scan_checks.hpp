@@ -7,7 +7,7 @@
 //     too, and pencils of one group with a short last tile;
 //   - a rank-3 domain scanned along each dimension, min and max of int32, in C and
 //     Fortran order;
-//   - float sums: the same bits from two runs, every prefix near the host's;
+//   - float sums: the same bits from two runs, every prefix within a rounding bound;
 //   - a scan in place (an empty body), a custom combiner, any of bools;
 //   - exact scans of the other element types (u8, i16 products, f64, complex<double>);
 //   - empty domains (nothing written) and one-element pencils.
@@ -146,7 +146,8 @@ inline void check_rank3_along_each_dimension(Runtime& runtime) {
 }
 
 // Float sums: two runs give the same bits, and every prefix is within a bound on its
-// rounding that a missing, doubled or misplaced value exceeds.
+// rounding that no order of combination exceeds (a loose one: the exact checks are the
+// integer ones).
 inline void check_float_scan_is_deterministic(Runtime& runtime) {
   Kernel kernel = runtime.kernel(
       {"scan_f32", {in<float>("x"), stubjit::scan<float>("y", Combiner::sum)}, "y = x;"});
