@@ -25,6 +25,8 @@ struct DumpFlags {
   std::int64_t rows = 0;
   std::int64_t view_stride = 1;
   bool dense = false;
+  int dimension = -1;
+  bool scan_partials = false;
   bool stub_only = false;
 };
 
@@ -55,6 +57,8 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.rows = flags.rows;
   options.view_stride = flags.view_stride;
   options.dense = flags.dense;
+  options.reduce_dimension = flags.dimension;
+  options.scan_partials = flags.scan_partials;
   const StubDialect dialect = dialect_named(flags.dialect);
   if (dialect.takes_launch_bounds_and_warp_size) {
     // What a typical GPU (1024 threads per group) would give, unless set.
@@ -80,6 +84,8 @@ int dump(const DumpFlags& flags, bool as_json) {
                                         {"rows", options.rows},
                                         {"view_stride", options.view_stride},
                                         {"dense", options.dense},
+                                        {"dimension", options.reduce_dimension},
+                                        {"scan_partials", options.scan_partials},
                                         {"source", text}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
@@ -130,6 +136,14 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
   command->add_flag("--dense", flags->dense,
                     "GPU dialects: the stub of a dense launch (a domain from 0 with unit steps "
                     "over fields contiguous along its innermost dimension)");
+  command
+      ->add_option("--dimension", flags->dimension,
+                   "Reduce and scan kernels: the dimension combined along (default -1: the "
+                   "last; a result of rank 0 takes the whole domain)")
+      ->check(CLI::Range(-1, 7));
+  command->add_flag("--scan-partials", flags->scan_partials,
+                    "Scan kernels: the stub of the first stage (each part's combination), "
+                    "which a launch that splits a pencil runs first");
   command->add_flag("--stub-only", flags->stub_only, "Leave out the embedded prelude");
   command->callback([&global, &action, flags] {
     action = [&global, flags] { return dump(*flags, global.json); };

@@ -71,6 +71,19 @@ std::uint64_t count_field(const json& object, const char* name, std::uint64_t ma
   return count_of(object[name], max, where + ": " + name);
 }
 
+// A combiner by its name (name_of(Combiner)).
+Combiner combiner_named(const std::string& name, const std::string& where) {
+  for (const Combiner combiner :
+       {Combiner::sum, Combiner::product, Combiner::min, Combiner::max, Combiner::bit_and,
+        Combiner::bit_or, Combiner::bit_xor, Combiner::any, Combiner::all, Combiner::custom}) {
+    if (name == name_of(combiner)) return combiner;
+  }
+  throw KernelFileError(where +
+                        ": combiner must be sum, product, min, max, bit_and, bit_or, "
+                        "bit_xor, any, all or custom, not '" +
+                        name + "'");
+}
+
 void read_param(const json& p, const std::string& where, KernelDescription& out) {
   if (!p.is_object()) throw KernelFileError(where + ": expected an object");
   Param param;
@@ -104,9 +117,34 @@ void read_param(const json& p, const std::string& where, KernelDescription& out)
     param.type = element_type(string_field(p, "type", where), where);
     param.mask = true;
     binding = Binding::projection;
+  } else if (kind == "result" || kind == "scan") {
+    param.kind = ParamKind::field;
+    param.type = element_type(string_field(p, "type", where), where);
+    param.access = Access::read_write;
+    param.combiner = combiner_named(string_field(p, "combiner", where), where);
+    if (param.combiner == Combiner::custom) {
+      param.combine = string_field(p, "combine", where);
+      param.identity = string_field(p, "identity", where);
+    }
+    if (kind == "scan") {
+      // One element per index: always projected, rank 0.
+      if (p.contains("rank") || p.contains("binding"))
+        throw KernelFileError(where + ": a scan has no rank or binding (one element per index)");
+      const std::string which = p.value("scan", std::string("inclusive"));
+      if (which != "inclusive" && which != "exclusive")
+        throw KernelFileError(where + ": scan must be inclusive or exclusive, not '" + which + "'");
+      param.scan = which == "exclusive" ? ScanKind::exclusive : ScanKind::inclusive;
+      binding = Binding::projection;
+    } else {
+      if (p.contains("binding"))
+        throw KernelFileError(where + ": a result has no binding (always broadcast)");
+      param.rank = static_cast<int>(count_field(p, "rank", std::numeric_limits<int>::max(), where));
+      binding = Binding::broadcast;
+    }
   } else {
-    throw KernelFileError(where + ": kind must be scalar, in, inout, mask or index, not '" + kind +
-                          "'");
+    throw KernelFileError(where +
+                          ": kind must be scalar, in, inout, mask, index, result or scan, not '" +
+                          kind + "'");
   }
   if (p.contains("specialized")) {
     if (!p["specialized"].is_boolean())
@@ -164,6 +202,16 @@ LaunchDescription read_launch(const json& l, const std::string& where) {
     if (mode != "direct" && mode != "spread" && mode != "multi")
       throw KernelFileError(where + ": mode must be direct, spread or multi, not '" + mode + "'");
     launch.mode = parse_mode(mode);
+  }
+  if (l.contains("dimension")) {
+    // A reduce or scan launch's LaunchOptions::reduce_dimension (-1: the last).
+    const std::int64_t dimension = integer_of(l["dimension"], where + ": dimension");
+    if (dimension < -1 || dimension >= std::int64_t(launch.domain.size())) {
+      throw KernelFileError(where + ": dimension " + std::to_string(dimension) + " of a rank-" +
+                            std::to_string(launch.domain.size()) + " domain (0 to " +
+                            std::to_string(launch.domain.size() - 1) + ", or -1 for the last)");
+    }
+    launch.dimension = static_cast<int>(dimension);
   }
   if (l.contains("extents")) {
     const json& extents = l["extents"];

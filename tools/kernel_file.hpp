@@ -34,14 +34,15 @@ struct ScalarValue {
   double imaginary = 0;
 };
 
-// One launch for `stubjit cache prewarm` to prepare: the domain, a forced mode,
-// extents for the fields whose default shape does not fit, and values for scalars
-// (zero by default; what a specialized scalar's stub is compiled for), by parameter
-// name.
+// One launch for `stubjit cache prewarm` to prepare: the domain, a forced mode, the
+// dimension of a reduce or scan, extents for the fields whose default shape does not
+// fit, and values for scalars (zero by default; what a specialized scalar's stub is
+// compiled for), by parameter name.
 struct LaunchDescription {
   std::vector<Dim> domain;
   Order order = Order::c;  // Fortran order: the placeholder fields are column-major
   std::optional<Mode> mode;
+  int dimension = -1;  // a reduce or scan kernel's: LaunchOptions::reduce_dimension
   std::map<std::string, std::vector<std::int64_t>> extents;
   std::map<std::string, ScalarValue> values;
 };

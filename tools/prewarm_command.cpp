@@ -46,9 +46,18 @@ RuntimeOptions options_for(const std::string& target, const std::string& cache_d
   return options;
 }
 
-std::vector<std::int64_t> default_extents(const Param& param, Binding binding,
-                                          const Domain& domain) {
+std::vector<std::int64_t> default_extents(const Param& param, Binding binding, const Domain& domain,
+                                          int dimension) {
   std::vector<std::int64_t> extents;
+  if (param.is_result() && !param.is_scan() && param.rank > 0) {
+    // A reduction along a dimension: the other dimensions' counts (a mismatched rank
+    // is the launch's to refuse).
+    const int along = dimension < 0 ? domain.rank() - 1 : dimension;
+    for (int d = 0; d < domain.rank(); ++d)
+      if (d != along) extents.push_back(domain[d].count);
+    extents.resize(static_cast<std::size_t>(param.rank), 1);
+    return extents;
+  }
   if (binding == Binding::projection) {
     // Just wide enough for the domain's highest index in each dimension.
     for (const Dim& dim : domain.dims())
@@ -87,8 +96,9 @@ class PlaceholderArgs {
       }
       const auto given = launch.extents.find(param.name);
       const std::vector<std::int64_t> extents =
-          given != launch.extents.end() ? given->second
-                                        : default_extents(param, kernel.bindings[i], domain);
+          given != launch.extents.end()
+              ? given->second
+              : default_extents(param, kernel.bindings[i], domain, launch.dimension);
       void* const address = next_address(extents, param.type);  // checks the size first
       // A Fortran-order launch's fields are column-major, as a Fortran program's are.
       std::vector<std::int64_t> strides;
@@ -219,8 +229,8 @@ std::string extension_of(const std::string& format) {
 }
 
 std::string emit(Kernel& kernel, const Domain& domain, const std::vector<Arg>& args,
-                 std::optional<Mode> mode, const std::string& dir) {
-  const StubBinary binary = kernel.binary(domain, args, mode);
+                 const LaunchOptions& options, const std::string& dir) {
+  const StubBinary binary = kernel.binary(domain, args, options);
   fs::create_directories(dir);
   const fs::path path = fs::path(dir) / (binary.entry + "-" + binary.cache_name.substr(0, 16) +
                                          extension_of(binary.format));
@@ -264,6 +274,7 @@ int prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_jso
         const PlaceholderArgs args(*runtime, description, launch, domain);
         LaunchOptions launch_options;
         launch_options.mode = launch.mode;
+        launch_options.reduce_dimension = launch.dimension;
         const LaunchSummary summary =
             kernel.prepare_args(domain, args.args().data(), args.args().size(), launch_options);
         const char* status = summary.dispatches == 0 ? "empty"
@@ -278,7 +289,7 @@ int prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_jso
                      {"dispatches", summary.dispatches},
                      {"status", status}};
         if (!flags.emit_dir.empty() && summary.dispatches > 0)
-          stub["binary"] = emit(kernel, domain, args.args(), launch.mode, flags.emit_dir);
+          stub["binary"] = emit(kernel, domain, args.args(), launch_options, flags.emit_dir);
         if (!as_json) {
           std::printf("%-8s %s %s %s r%d (%zu dispatch%s)%s%s\n", status,
                       description.source.name.c_str(), domain.to_string().c_str(),

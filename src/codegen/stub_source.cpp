@@ -48,6 +48,50 @@ void check_binding(const Param& param, Binding binding, int domain_rank) {
   }
 }
 
+// The dimension a reduce or scan stub combines along, in the stub's numbering: -1 for
+// a result of rank 0 (the whole domain). Checked by check_pattern_options.
+int pattern_dimension(const Param& result, const StubOptions& options) {
+  if (!result.is_scan() && result.rank == 0) return -1;
+  return options.reduce_dimension < 0 ? options.rank - 1 : options.reduce_dimension;
+}
+
+// The options of a reduce or scan kernel's stub, and none of them elsewhere.
+void check_pattern_options(const KernelSource& kernel, const StubOptions& options,
+                           const detail::DialectEmitter& dialect) {
+  const Param* result = detail::result_param(kernel);
+  if (!result) {
+    if (options.scan_partials)
+      throw Error("kernel '" + kernel.name + "' is no scan kernel: it has no partials stage");
+    return;
+  }
+  const std::string what = result->is_scan() ? "scan" : "reduce";
+  if (options.scan_partials && !result->is_scan())
+    throw Error("kernel '" + kernel.name + "' is a reduce kernel: it has no partials stage");
+  if (options.tile.rank > 0 || options.rows != 0 || options.dense || options.view_stride != 1)
+    throw Error("tiles, rows, view strides and the dense variant are not for " + what +
+                " stubs (kernel '" + kernel.name + "')");
+  if (dialect.takes_group_constants() && options.warp_size == 0)
+    throw Error("a " + what + " stub of the " + std::string(dialect.name()) +
+                " dialect needs a warp size");
+  if (options.reduce_dimension < -1 || options.reduce_dimension >= options.rank) {
+    throw Error("a " + what + " stub along dimension " + std::to_string(options.reduce_dimension) +
+                " of a rank-" + std::to_string(options.rank) + " domain (0 to " +
+                std::to_string(options.rank - 1) + ", or -1 for the last)");
+  }
+  for (std::size_t i = 0; i < kernel.signature.size() && i < options.bindings.size(); ++i) {
+    if (&kernel.signature[i] != result) continue;
+    const Binding needed = result->is_scan() ? Binding::projection : Binding::broadcast;
+    if (options.bindings[i] != needed)
+      throw Error(what + " parameter '" + result->name + "' is bound as " + name_of(needed) +
+                  " (got " + name_of(options.bindings[i]) + ")");
+  }
+  if (!result->is_scan() && result->rank > 0 && result->rank != options.rank - 1) {
+    throw Error("result '" + result->name + "' of kernel '" + kernel.name + "' has rank " +
+                std::to_string(result->rank) + "; over a rank-" + std::to_string(options.rank) +
+                " domain a result has rank 0 or " + std::to_string(options.rank - 1));
+  }
+}
+
 void check_options(const KernelSource& kernel, const StubOptions& options,
                    const detail::DialectEmitter& dialect) {
   if (!detail::is_valid(options.mode)) {
@@ -95,6 +139,7 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
     throw Error(std::string("the dense variant is for the GPU dialects, not ") + dialect.name());
   }
   const bool group = detail::is_group_kernel(kernel);
+  check_pattern_options(kernel, options, dialect);
   if (options.tile.rank > 0 || group) {
     if (options.rows != 0 || options.dense || options.view_stride != 1) {
       throw Error("rows, view strides and the dense variant are for per-element stubs, not " +
@@ -165,7 +210,14 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
   request.inner_count = options.rows;
   request.view_stride = options.view_stride;
   request.dense = options.dense;
-  if (detail::is_group_kernel(kernel)) {
+  if (const Param* result = detail::result_param(kernel)) {
+    // As a reduce or scan launch asks for it (runtime/reduce_launch.cpp).
+    request.mode = Mode::spread;
+    request.reduce_dimension = static_cast<std::int8_t>(pattern_dimension(*result, options));
+    request.pattern = !result->is_scan()      ? detail::Pattern::reduce
+                      : options.scan_partials ? detail::Pattern::scan_partials
+                                              : detail::Pattern::scan;
+  } else if (detail::is_group_kernel(kernel)) {
     request.pattern = detail::Pattern::group;
   } else if (options.tile.rank > 0) {
     request.pattern = detail::Pattern::tiled;

@@ -394,6 +394,54 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
       << stub_only.output.substr(0, 200);
 }
 
+// A kernel file's result and scan parameters: dump-stub prints the stubs a CPU
+// runtime's reduce and scan launches compile (--dimension, --scan-partials).
+TEST_F(Cli, DumpStubOfReduceAndScanKernelsIsTheLaunchsStub) {
+  const std::string rows_file = dir_ / "rows.json";
+  std::ofstream(rows_file) << R"({"name": "rows", "params": [{"name": "x", "kind": "in",)"
+                           << R"( "type": "double"}, {"name": "v", "kind": "result",)"
+                           << R"( "type": "double", "combiner": "max", "rank": 1}],)"
+                           << R"( "body": "v = x;"})";
+  const std::string prefix_file = dir_ / "prefix.json";
+  std::ofstream(prefix_file) << R"({"name": "prefix", "params": [{"name": "x", "kind": "in",)"
+                             << R"( "type": "int64"}, {"name": "y", "kind": "scan",)"
+                             << R"( "type": "int64", "combiner": "custom", "combine": "a + b",)"
+                             << R"( "identity": "0", "scan": "exclusive"}], "body": "y = x;"})";
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.disk_cache = false;
+  Runtime runtime(options);
+  Field x = runtime.allocate<double>({6, 5});
+  Field v = runtime.allocate<double>({5});
+  Kernel rows =
+      runtime.kernel({"rows", {in<double>("x"), result<double>("v", Combiner::max, 1)}, "v = x;"});
+  LaunchOptions down;
+  down.reduce_dimension = 0;
+  const ChildReport reduce = stubjit({"dump-stub", rows_file, "--rank", "2", "--dimension", "0"});
+  ASSERT_EQ(reduce.exit_code, 0) << reduce.errors;
+  EXPECT_EQ(reduce.output, rows.stub_source(Domain{6, 5}, {x, v}, down));
+  EXPECT_NE(reduce.output.find(", reduce along dimension 0, rank 2"), std::string::npos);
+
+  Field xi = runtime.allocate<std::int64_t>({6, 5});
+  Field yi = runtime.allocate<std::int64_t>({6, 5});
+  Kernel prefix = runtime.kernel(
+      {"prefix",
+       {in<std::int64_t>("x"), scan<std::int64_t>("y", "a + b", "0", ScanKind::exclusive)},
+       "y = x;"});
+  const ChildReport scanned = stubjit({"dump-stub", prefix_file, "--rank", "2"});
+  ASSERT_EQ(scanned.exit_code, 0) << scanned.errors;
+  EXPECT_EQ(scanned.output, prefix.stub_source(Domain{6, 5}, {xi, yi}));
+  const ChildReport partials =
+      stubjit({"dump-stub", prefix_file, "--rank", "2", "--scan-partials", "--dialect", "cuda"});
+  ASSERT_EQ(partials.exit_code, 0) << partials.errors;
+  EXPECT_NE(partials.output.find("dialect cuda, scan_partials along dimension 1, rank 2"),
+            std::string::npos)
+      << partials.output.substr(0, 2000);
+  const json described = stubjit_json({"dump-stub", prefix_file, "--scan-partials"});
+  EXPECT_EQ(described["entry"], "stubjit_prefix_scan_partials_r1");
+  EXPECT_EQ(described["scan_partials"], true);
+}
+
 // A kernel file's filter and mask reach the stub as KernelSource::filter and mask<T> do.
 TEST_F(Cli, DumpStubOfAFilteredKernelIsTheLaunchsStub) {
   const std::string file = dir_ / "lower.json";
@@ -586,7 +634,27 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
        "unknown type 'float128'"},
       {R"({"name": "k", "params": [{"name": "y", "kind": "out", "type": "float"}], "body": ""})",
        {},
-       "kind must be scalar, in, inout, mask or index"},
+       "kind must be scalar, in, inout, mask, index, result or scan"},
+      {R"({"name": "k", "params": [{"name": "v", "kind": "result", "type": "float"}], "body": ""})",
+       {},
+       "'combiner' must be a string"},
+      {R"({"name": "k", "params": [{"name": "v", "kind": "result", "type": "float",
+           "combiner": "mean"}], "body": ""})",
+       {},
+       "combiner must be sum, product, min, max"},
+      {R"({"name": "k", "params": [{"name": "y", "kind": "scan", "type": "float",
+           "combiner": "sum", "rank": 1}], "body": ""})",
+       {},
+       "a scan has no rank or binding"},
+      {R"({"name": "k", "params": [{"name": "y", "kind": "scan", "type": "float",
+           "combiner": "sum", "scan": "both"}], "body": ""})",
+       {},
+       "scan must be inclusive or exclusive, not 'both'"},
+      {R"({"name": "k", "params": [{"name": "y", "kind": "scan", "type": "float",
+           "combiner": "sum"}], "body": ""})",
+       {"--rank", "2", "--dimension", "2"},
+       "a scan stub along dimension 2 of a rank-2 domain"},
+      {good, {"--scan-partials"}, "is no scan kernel: it has no partials stage"},
       {R"({"name": "k", "params": [{"name": "m", "kind": "mask", "type": "int32", "rank": 1}],
            "body": ""})",
        {},
@@ -904,6 +972,48 @@ TEST_F(Prewarm, Sm90CompilesCubinsWithoutADeviceAndEmitsThem) {
   EXPECT_NE(dumped.output.find("stubjit_saxpy"), std::string::npos) << dumped.output;
 }
 
+// Reduce and scan kernels: prewarm prepares every stage their launches would run (a
+// split scan's two), so an application launching them compiles nothing.
+TEST_F(Prewarm, ReduceAndScanLaunchesArePreparedStageByStage) {
+  const std::string file = write_file(R"({"kernels": [
+    {"name": "rows", "params": [{"name": "x", "kind": "in", "type": "double"},
+       {"name": "v", "kind": "result", "type": "double", "combiner": "sum", "rank": 1}],
+     "body": "v = x;", "launches": [{"domain": [40, 3], "dimension": 0}]},
+    {"name": "prefix", "params": [{"name": "x", "kind": "in", "type": "int64"},
+       {"name": "y", "kind": "scan", "type": "int64", "combiner": "sum"}],
+     "body": "y = x;", "launches": [{"domain": [100000]}]}]})");
+  const json report =
+      stubjit_json({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(statuses(report), (std::vector<std::string>{"compiled", "compiled"}));
+  EXPECT_EQ(entries(), 3u);  // the reduce stub, the scan's partials and scan stages
+
+  const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
+  Runtime runtime(cpu_on_root());
+  Kernel rows =
+      runtime.kernel({"rows", {in<double>("x"), result<double>("v", Combiner::sum, 1)}, "v = x;"});
+  Kernel prefix = runtime.kernel(
+      {"prefix", {in<std::int64_t>("x"), scan<std::int64_t>("y", Combiner::sum)}, "y = x;"});
+  Field x = runtime.allocate<double>({40, 3});
+  x.copy_from(std::vector<double>(120, 0.5));
+  Field v = runtime.allocate<double>({3});
+  v.copy_from(std::vector<double>(3, 1.0));
+  LaunchOptions down;
+  down.reduce_dimension = 0;
+  EXPECT_FALSE(rows.launch(down, Domain{40, 3}, x, v).compiled);
+  EXPECT_EQ(v.to_vector<double>(), std::vector<double>(3, 21.0));
+  Field xi = runtime.allocate<std::int64_t>({100000});
+  Field yi = runtime.allocate<std::int64_t>({100000});
+  xi.copy_from(std::vector<std::int64_t>(100000, 3));
+  const LaunchSummary scanned = prefix.launch(Domain{100000}, xi, yi);
+  EXPECT_FALSE(scanned.compiled);
+  EXPECT_GT(scanned.reduce_parts, 1u);
+  const std::vector<std::int64_t> y = yi.to_vector<std::int64_t>();
+  EXPECT_EQ(y.front(), 3);
+  EXPECT_EQ(y.back(), 300000);
+  EXPECT_EQ(runtime.counters().compiles, 0u);
+  EXPECT_EQ(runtime.counters().disk_hits, 3u);
+}
+
 TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
   const std::string good = write_file(prewarm_file);
   struct Case {
@@ -923,6 +1033,9 @@ TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
       {{write_file(
            R"({"name": "k", "params": [], "body": "", "launches": [{"domain": [4], "mode": "fast"}]})")},
        "mode must be direct, spread or multi"},
+      {{write_file(
+           R"({"name": "k", "params": [], "body": "", "launches": [{"domain": [4], "dimension": 1}]})")},
+       "dimension 1 of a rank-1 domain"},
       // A field too small for the domain: refused as a launch refuses it.
       {{write_file(R"({"name": "k", "params": [{"name": "y", "kind": "inout", "type": "float"}],
                        "body": "y = 1;", "launches": [{"domain": [8], "extents": {"y": [4]}}]})")},
