@@ -61,10 +61,16 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.scan_partials = flags.scan_partials;
   const StubDialect dialect = dialect_named(flags.dialect);
   if (dialect.takes_launch_bounds_and_warp_size) {
-    // What a typical GPU (1024 threads per group) would give, unless set.
+    // What a typical GPU (1024 threads per group) would give, unless set: a group,
+    // reduce or scan stub declares its largest group (as their launches plan them),
+    // a per-element stub its mode's block.
+    bool grouped = false;
+    for (const Param& param : description.source.signature)
+      grouped = grouped || param.kind == ParamKind::group || param.is_result();
     options.launch_bounds =
-        flags.launch_bounds
-            ? flags.launch_bounds
+        flags.launch_bounds ? flags.launch_bounds
+        : grouped
+            ? max_group_launch_threads(description.source.block, DeviceLimits{})
             : max_group_threads(DeviceLimits{}, description.source.block, options.mode, flags.rank);
     options.warp_size = flags.warp_size.value_or(dialect.default_warp_size);
   } else if (flags.launch_bounds || flags.warp_size) {

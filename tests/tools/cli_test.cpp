@@ -610,6 +610,60 @@ TEST_P(DumpStubGpu, PrintsWhatACompileOnlyRuntimeGenerates) {
   }
 }
 
+// Reduce and scan kernels: dump-stub's GPU stubs are a compile-only runtime's, launch
+// bounds (the largest group) and warp width included.
+TEST_P(DumpStubGpu, ReduceAndScanStubsAreWhatACompileOnlyRuntimeGenerates) {
+  const GpuDialect& gpu = GetParam();
+  ScopedEnv arch(gpu.arch_variable, gpu.arch);
+  ScopedEnv no_driver("STUBJIT_CUDA_DRIVER_PATH", "/nonexistent/stubjit-test/libcuda.so.1");
+  RuntimeOptions options;
+  options.backend = gpu.backend;
+  options.disk_cache = false;
+  std::optional<Runtime> runtime;
+  try {
+    runtime.emplace(options);
+  } catch (const BackendError& error) {
+    GTEST_SKIP() << "no " << gpu.backend << " compile-only runtime here: " << error.what();
+  }
+  const std::string rows_file = dir_ / "rows.json";
+  std::ofstream(rows_file) << R"({"name": "rows", "params": [{"name": "x", "kind": "in",)"
+                           << R"( "type": "float"}, {"name": "v", "kind": "result",)"
+                           << R"( "type": "float", "combiner": "sum", "rank": 1}],)"
+                           << R"( "body": "v = x;"})";
+  const std::string prefix_file = dir_ / "prefix.json";
+  std::ofstream(prefix_file) << R"({"name": "prefix", "params": [{"name": "x", "kind": "in",)"
+                             << R"( "type": "int32"}, {"name": "y", "kind": "scan",)"
+                             << R"( "type": "int32", "combiner": "max"}], "body": "y = x;"})";
+  // Placeholders, each its own memory (a launch refuses a read-write field that
+  // overlaps another); nothing reads them.
+  std::vector<float> floats(6 * 5), sums(6);
+  std::vector<std::int32_t> ints(6 * 5), prefixes(6 * 5);
+  Field x = runtime->wrap(static_cast<const float*>(floats.data()), {6, 5});
+  Field v = runtime->wrap(sums.data(), {6});
+  Field xi = runtime->wrap(static_cast<const std::int32_t*>(ints.data()), {6, 5});
+  Field yi = runtime->wrap(prefixes.data(), {6, 5});
+  Kernel rows =
+      runtime->kernel({"rows", {in<float>("x"), result<float>("v", Combiner::sum, 1)}, "v = x;"});
+  Kernel prefix = runtime->kernel(
+      {"prefix", {in<std::int32_t>("x"), scan<std::int32_t>("y", Combiner::max)}, "y = x;"});
+  std::vector<std::string> common{"--rank", "2", "--dialect", gpu.backend, "--index-bits", "32"};
+  common.insert(common.end(), gpu.extra_flags.begin(), gpu.extra_flags.end());
+  std::vector<std::string> reduce{"dump-stub", rows_file};
+  reduce.insert(reduce.end(), common.begin(), common.end());
+  const ChildReport reduced = stubjit(reduce);
+  ASSERT_EQ(reduced.exit_code, 0) << reduced.errors;
+  EXPECT_EQ(reduced.output, rows.stub_source(Domain{6, 5}, {x, v}));
+  std::vector<std::string> scan_args{"dump-stub", prefix_file, "--dimension", "0"};
+  scan_args.insert(scan_args.end(), common.begin(), common.end());
+  const ChildReport scanned = stubjit(scan_args);
+  ASSERT_EQ(scanned.exit_code, 0) << scanned.errors;
+  LaunchOptions down;
+  down.reduce_dimension = 0;
+  const std::string expected = prefix.stub_source(Domain{6, 5}, {xi, yi}, down);
+  EXPECT_NE(expected.find("__launch_bounds__"), std::string::npos);
+  EXPECT_EQ(scanned.output, expected);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Backends, DumpStubGpu,
     ::testing::Values(GpuDialect{"cuda", "STUBJIT_CUDA_ARCH", "sm_90", {}},
