@@ -59,14 +59,18 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.dense = flags.dense;
   options.reduce_dimension = flags.dimension;
   options.scan_partials = flags.scan_partials;
+  // Group, reduce and scan stubs plan their groups whatever the mode (reduce and scan
+  // stubs are numbered as spread).
+  bool combining = false, grouped = false;
+  for (const Param& param : description.source.signature) {
+    combining = combining || param.is_result();
+    grouped = grouped || param.kind == ParamKind::group || param.is_result();
+  }
   const StubDialect dialect = dialect_named(flags.dialect);
   if (dialect.takes_launch_bounds_and_warp_size) {
     // What a typical GPU (1024 threads per group) would give, unless set: a group,
     // reduce or scan stub declares its largest group (as their launches plan them),
     // a per-element stub its mode's block.
-    bool grouped = false;
-    for (const Param& param : description.source.signature)
-      grouped = grouped || param.kind == ParamKind::group || param.is_result();
     options.launch_bounds =
         flags.launch_bounds ? flags.launch_bounds
         : grouped
@@ -82,7 +86,7 @@ int dump(const DumpFlags& flags, bool as_json) {
     const nlohmann::ordered_json out = {{"entry", stub.entry},
                                         {"file_name", stub.file_name},
                                         {"dialect", flags.dialect},
-                                        {"mode", flags.mode},
+                                        {"mode", combining ? "spread" : flags.mode},
                                         {"rank", flags.rank},
                                         {"index_bits", flags.index_bits},
                                         {"launch_bounds", options.launch_bounds},

@@ -125,11 +125,19 @@ void read_param(const json& p, const std::string& where, KernelDescription& out)
     if (param.combiner == Combiner::custom) {
       param.combine = string_field(p, "combine", where);
       param.identity = string_field(p, "identity", where);
+    } else if (p.contains("combine") || p.contains("identity")) {
+      throw KernelFileError(where + ": 'combine' and 'identity' are for a custom combiner");
     }
+    if (kind == "result" && p.contains("scan"))
+      throw KernelFileError(where + ": 'scan' is for a scan (kind scan)");
     if (kind == "scan") {
-      // One element per index: always projected, rank 0.
-      if (p.contains("rank") || p.contains("binding"))
-        throw KernelFileError(where + ": a scan has no rank or binding (one element per index)");
+      // One element per index: always projected, rank 0 (as a mask).
+      if ((p.contains("rank") &&
+           !(p["rank"].is_number_unsigned() && p["rank"].get<std::uint64_t>() == 0)) ||
+          (p.contains("binding") && p["binding"] != "projection"))
+        throw KernelFileError(where +
+                              ": a scan has rank 0 and is a projection (one element "
+                              "per index)");
       const std::string which = p.value("scan", std::string("inclusive"));
       if (which != "inclusive" && which != "exclusive")
         throw KernelFileError(where + ": scan must be inclusive or exclusive, not '" + which + "'");

@@ -23,7 +23,9 @@ struct StubOptions {
   // index token, projection or broadcast for a field.
   std::vector<Binding> bindings;
   // GPU dialects: the most threads per group the stub is launched with
-  // (__launch_bounds__); 0 for none, and 0 for cpp.
+  // (__launch_bounds__); 0 for none, and 0 for cpp. A runtime declares
+  // max_group_threads(limits, block, mode, rank) for a per-element stub, and
+  // max_group_launch_threads(block, limits) for a group, reduce or scan stub (plan.hpp).
   std::uint32_t launch_bounds = 0;
   // GPU dialects: the warp (wavefront) width the planner assumed (STUBJIT_WARP_SIZE);
   // 0 for none, and 0 for cpp. A CUDA runtime uses 32; a HIP one its device's
@@ -75,7 +77,11 @@ struct StubSource {
 // parameters, a projection beyond rank 8, mode direct above rank 3, a warp size or
 // launch bounds with cpp, rows other than 1 to 16, rows with a GPU dialect or at rank
 // 1, a view stride outside 1 to 16, or other than 1 without rows or without a broadcast
-// view of rank 1 or more, dense with cpp).
+// view of rank 1 or more, dense with cpp; for a reduce or scan kernel a dimension
+// outside the domain, a result whose rank does not fit it, a binding other than
+// broadcast for a result or projection for a scan, a tile, rows, a view stride or dense,
+// a GPU dialect without a warp size; a dimension or the partials stage for a kernel
+// without a combining parameter).
 STUBJIT_API StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options);
 
 // A dialect the stub writer can write. A GPU dialect's stubs declare their launch

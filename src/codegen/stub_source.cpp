@@ -62,6 +62,9 @@ void check_pattern_options(const KernelSource& kernel, const StubOptions& option
   if (!result) {
     if (options.scan_partials)
       throw Error("kernel '" + kernel.name + "' is no scan kernel: it has no partials stage");
+    if (options.reduce_dimension != -1)
+      throw Error("kernel '" + kernel.name +
+                  "' is no reduce or scan kernel: it combines along no dimension");
     return;
   }
   const std::string what = result->is_scan() ? "scan" : "reduce";
@@ -73,7 +76,9 @@ void check_pattern_options(const KernelSource& kernel, const StubOptions& option
   if (dialect.takes_group_constants() && options.warp_size == 0)
     throw Error("a " + what + " stub of the " + std::string(dialect.name()) +
                 " dialect needs a warp size");
-  if (options.reduce_dimension < -1 || options.reduce_dimension >= options.rank) {
+  // A result of rank 0 takes the whole domain whatever the dimension says (as a launch).
+  const bool along = result->is_scan() || result->rank > 0;
+  if (along && (options.reduce_dimension < -1 || options.reduce_dimension >= options.rank)) {
     throw Error("a " + what + " stub along dimension " + std::to_string(options.reduce_dimension) +
                 " of a rank-" + std::to_string(options.rank) + " domain (0 to " +
                 std::to_string(options.rank - 1) + ", or -1 for the last)");
@@ -82,7 +87,7 @@ void check_pattern_options(const KernelSource& kernel, const StubOptions& option
     if (&kernel.signature[i] != result) continue;
     const Binding needed = result->is_scan() ? Binding::projection : Binding::broadcast;
     if (options.bindings[i] != needed)
-      throw Error(what + " parameter '" + result->name + "' is bound as " + name_of(needed) +
+      throw Error(what + " parameter '" + result->name + "' must be bound as " + name_of(needed) +
                   " (got " + name_of(options.bindings[i]) + ")");
   }
   if (!result->is_scan() && result->rank > 0 && result->rank != options.rank - 1) {
@@ -102,7 +107,9 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
     throw Error("rank " + std::to_string(options.rank) + ": a compute domain has rank 1 to " +
                 std::to_string(max_field_rank));
   }
-  if (options.mode == Mode::direct && options.rank > 3) {
+  // Group, reduce and scan stubs number their groups whatever the mode says.
+  const bool takes_mode = !detail::is_group_kernel(kernel) && !detail::result_param(kernel);
+  if (takes_mode && options.mode == Mode::direct && options.rank > 3) {
     throw Error("mode direct covers rank 1 to 3; use spread or multi for rank " +
                 std::to_string(options.rank));
   }
