@@ -181,9 +181,7 @@ std::unique_ptr<Columns> prepared(benchmark::State& state) {
   return columns;
 }
 
-double milliseconds(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration<double, std::milli>(d).count();
-}
+using stubjit::bench::milliseconds;
 
 void BM_Columns_Alternating(benchmark::State& state) {
   const std::unique_ptr<Columns> columns = prepared(state);

@@ -104,9 +104,7 @@ std::unique_ptr<Sum> prepared(benchmark::State& state) {
   return sum;
 }
 
-double milliseconds(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration<double, std::milli>(d).count();
-}
+using stubjit::bench::milliseconds;
 
 void BM_Sum_Alternating(benchmark::State& state) {
   const std::unique_ptr<Sum> sum = prepared(state);

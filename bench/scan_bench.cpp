@@ -117,9 +117,7 @@ std::unique_ptr<Scan> prepared(benchmark::State& state) {
   return scan;
 }
 
-double milliseconds(std::chrono::steady_clock::duration d) {
-  return std::chrono::duration<double, std::milli>(d).count();
-}
+using stubjit::bench::milliseconds;
 
 void BM_Scan_Alternating(benchmark::State& state) {
   const std::unique_ptr<Scan> scan = prepared(state);

@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/expect_refused.hpp"
 #include "common/half_reference.hpp"
 #include "common/kernels.hpp"
 #include "common/scoped_env.hpp"
@@ -1204,25 +1205,7 @@ TEST(ReduceCustom, ACombinerThatDoesNotCompileIsACompileErrorAndWritesNothing) {
 
 // --- errors ------------------------------------------------------------------------------
 
-// Runs `launch`, expects an exception of type E whose message holds each of `parts`,
-// and checks that nothing was compiled or launched.
-template <class E>
-void expect_refused(Runtime& runtime, const std::function<void()>& launch,
-                    const std::vector<std::string>& parts) {
-  const CacheCounters before = runtime.counters();
-  try {
-    launch();
-    ADD_FAILURE() << "not refused";
-  } catch (const E& error) {
-    for (const std::string& part : parts)
-      EXPECT_NE(std::string(error.what()).find(part), std::string::npos)
-          << error.what() << " lacks '" << part << "'";
-  } catch (const std::exception& error) {
-    ADD_FAILURE() << "another error: " << error.what();
-  }
-  EXPECT_EQ(runtime.counters().compiles, before.compiles);
-  EXPECT_EQ(runtime.counters().launches, before.launches);
-}
+using test::expect_refused;
 
 TEST(ReduceErrors, LaunchesThatCannotRunAreRefusedAndWriteNothing) {
   Runtime runtime(test::cpu_memory_only_options());

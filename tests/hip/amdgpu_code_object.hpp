@@ -1,13 +1,18 @@
-// Readers of the AMDGPU code objects hipRTC makes, for the group and reduce compile
+// Readers of the AMDGPU code objects hipRTC makes, for the group, reduce and scan compile
 // tests: the processors' warp widths and machine flags, an ELF64 section by name, an
-// unsigned value of the kernel's metadata note, and whether code holds an s_barrier.
+// unsigned value of the kernel's metadata note, whether code holds an s_barrier, and
+// the checks every stub's code object passes.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "common/elf_symbols.hpp"
 
 namespace stubjit::test::amdgpu {
 
@@ -81,6 +86,23 @@ inline bool has_s_barrier(const std::vector<char>& text) {
     if (word == 0xbf8a0000u) return true;
   }
   return false;
+}
+
+// Expects `bytes` (of a Binary in `format`) to be an AMDGPU code object for `arch` that
+// defines `entry` and its kernel descriptor, with the processor's wavefront width in
+// its metadata.
+inline void expect_kernel_object(const std::string& format, const std::vector<char>& bytes,
+                                 const std::string& entry, const std::string& arch) {
+  EXPECT_EQ(format, "amdgpu-code-object");
+  const auto elf = read_elf(bytes);
+  ASSERT_TRUE(elf) << entry << ": not an ELF64 image";
+  EXPECT_EQ(elf->machine, elf_machine_amdgpu);
+  EXPECT_TRUE(elf->defines(entry)) << entry << " not defined";
+  EXPECT_TRUE(elf->defines(entry + ".kd")) << entry << ": no kernel descriptor";
+  std::uint32_t flags = 0;
+  ASSERT_TRUE(read_at(bytes, 48, flags));
+  EXPECT_EQ(flags & 0xff, amdgpu_mach(arch)) << entry << " not for " << arch;
+  EXPECT_EQ(metadata_uint(bytes, ".wavefront_size"), warp_of(arch));
 }
 
 }  // namespace stubjit::test::amdgpu

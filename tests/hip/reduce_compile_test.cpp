@@ -14,7 +14,6 @@
 #include <tuple>
 
 #include "backends/hip/hiprtc_compiler.hpp"
-#include "common/elf_symbols.hpp"
 #include "cuda/reduce_stub_cases.hpp"
 #include "hip/amdgpu_code_object.hpp"
 #include "hip/hip_test_support.hpp"
@@ -26,10 +25,9 @@ namespace {
 using hip::HiprtcCompiler;
 using test::reduce::ReduceStubCase;
 
-using test::amdgpu::amdgpu_mach;
+using test::amdgpu::expect_kernel_object;
 using test::amdgpu::has_s_barrier;
 using test::amdgpu::metadata_uint;
-using test::amdgpu::read_at;
 using test::amdgpu::section;
 using test::amdgpu::warp_of;
 
@@ -63,16 +61,8 @@ TEST_P(HipReduceStubs, EveryCaseIsAnAmdgpuCodeObjectWithTheEntryAndABarrier) {
                     << stub.source.substr(stub.stub_offset);
       continue;
     }
-    EXPECT_EQ(binary.format, "amdgpu-code-object");
-    const auto elf = test::read_elf(binary.bytes);
-    ASSERT_TRUE(elf) << stub.entry << ": not an ELF64 image";
-    EXPECT_EQ(elf->machine, test::elf_machine_amdgpu);
-    EXPECT_TRUE(elf->defines(stub.entry)) << stub.entry << " not defined";
-    EXPECT_TRUE(elf->defines(stub.entry + ".kd")) << stub.entry << ": no kernel descriptor";
-    std::uint32_t flags = 0;
-    ASSERT_TRUE(read_at(binary.bytes, 48, flags));
-    EXPECT_EQ(flags & 0xff, amdgpu_mach(arch)) << stub.entry << " not for " << arch;
-    EXPECT_EQ(metadata_uint(binary.bytes, ".wavefront_size"), warp_of(arch));
+    expect_kernel_object(binary.format, binary.bytes, stub.entry, arch);
+    if (::testing::Test::HasFatalFailure()) return;
     EXPECT_EQ(metadata_uint(binary.bytes, ".max_flat_workgroup_size"), 1024u);
     const std::optional<std::vector<char>> text = section(binary.bytes, ".text");
     ASSERT_TRUE(text) << stub.entry << ": no .text";
