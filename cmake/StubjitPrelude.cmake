@@ -12,6 +12,7 @@ set(STUBJIT_PRELUDE_HEADERS
     ${_stubjit_root}/kernels/stubjit/launch.h
     ${_stubjit_root}/kernels/stubjit/group.h
     ${_stubjit_root}/kernels/stubjit/reduce.h
+    ${_stubjit_root}/kernels/stubjit/sort.h
     ${_stubjit_root}/kernels/stubjit/atomic.h
     ${_stubjit_root}/kernels/stubjit/half.h
     ${_stubjit_root}/kernels/stubjit/complex.h)

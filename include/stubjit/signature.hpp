@@ -62,6 +62,13 @@ enum class ScanKind : std::uint8_t { none, inclusive, exclusive };
 
 STUBJIT_API const char* name_of(ScanKind kind) noexcept;
 
+// How a sort orders its keys (sort<T>): ascending or descending by the type's `<`
+// (floating-point NaNs last either way; -0 and +0 equal), or by the expression of
+// Param::less. `none`: not a sort's keys (every parameter but a sort's).
+enum class SortOrder : std::uint8_t { none, ascending, descending, custom };
+
+STUBJIT_API const char* name_of(SortOrder order) noexcept;
+
 // How a parameter appears in the body:
 //   scalar<T>                 T name
 //   field<T> rank 0, read     T name            (the projected element)
@@ -76,6 +83,8 @@ STUBJIT_API const char* name_of(ScanKind kind) noexcept;
 //                                                       until the body sets it)
 //   scan<T>                   T& name                  (the element's value, the field's
 //                                                       element until the body sets it)
+//   sort<T>                   T& name                  (the element's key, likewise)
+//   payload<T>                T& name                  (the element, moved with its key)
 struct STUBJIT_API Param {
   ParamKind kind = ParamKind::scalar;
   std::string name;
@@ -101,11 +110,20 @@ struct STUBJIT_API Param {
   // A scan's output (scan<T>): a result whose field has the domain's rank, and which
   // prefix each of its elements receives.
   ScanKind scan = ScanKind::none;
+  // A sort's keys (sort<T>): a read-write rank-0 field parameter whose order is not
+  // `none`. Custom orders only: `less`, a C++ expression over `a` and `b` (two keys)
+  // that is true where a goes before b.
+  SortOrder sort = SortOrder::none;
+  std::string less{};
+  // A sort's payload (payload<T>): a read-write rank-0 field parameter whose elements
+  // move with the keys.
+  bool payload = false;
 
   // A reduction's result or a scan's output: the parameter whose values the launch
   // combines.
   bool is_result() const noexcept { return combiner != Combiner::none; }
   bool is_scan() const noexcept { return scan != ScanKind::none; }
+  bool is_sort() const noexcept { return sort != SortOrder::none; }
 };
 
 using Signature = std::vector<Param>;
@@ -255,9 +273,46 @@ Param scan(std::string name, std::string combine, std::string identity,
   return param;
 }
 
+// The keys of a sort along one dimension (docs/patterns.md): the kernel becomes a sort
+// kernel. Its body runs once per index of the domain and may set `name` (a T&, holding
+// the field's own element until set: an empty body sorts the field as it is) and its
+// payloads. The launch binds a read-write field of the domain's rank and counts to it
+// and sorts every pencil along the dimension LaunchOptions::reduce_dimension names (-1:
+// the last) in place, stably: keys that compare equal keep their order, and the
+// payloads' elements (payload<T>) move with their keys. Built-in orders take every
+// element type but the complex ones; floating-point NaNs go last.
+template <class T>
+Param sort(std::string name, SortOrder order = SortOrder::ascending) {
+  Param param{ParamKind::field, std::move(name), element_type_v<T>, 0, Access::read_write};
+  param.sort = order;
+  return param;
+}
+
+// A sort by a comparison of the user's: `less`, an expression over `a` and `b` (two
+// keys of type T, the kernel's helpers in scope) true where a goes before b, e.g.
+// "(a < 0 ? -a : a) < (b < 0 ? -b : b)". It must be a strict weak order; keys it calls equivalent
+// keep their order.
+template <class T>
+Param sort(std::string name, std::string less) {
+  Param param = sort<T>(std::move(name), SortOrder::custom);
+  param.less = std::move(less);
+  return param;
+}
+
+// A payload of a sort kernel: a read-write field of the domain's rank and counts,
+// like the keys', whose elements move with the keys (the body sees the element, a
+// T&, and may set it: e.g. `perm = i[0];` leaves the sorting permutation in it).
+template <class T>
+Param payload(std::string name) {
+  Param param{ParamKind::field, std::move(name), element_type_v<T>, 0, Access::read_write};
+  param.payload = true;
+  return param;
+}
+
 // "scalar<float> a", "specialized<int32> n", "field<double, 2, read_write> y",
 // "mask<int32> inside", "result<double, sum, rank 0> v", "scan<int64, sum, exclusive> y",
-// "index i", "tile_index t", "local_index l", "group g", "shared<float>[32][nz] tile".
+// "sort<float, descending> x", "payload<int64> perm", "index i", "tile_index t", "local_index l",
+// "group g", "shared<float>[32][nz] tile".
 STUBJIT_API std::string to_string(const Param& param);
 
 }  // namespace stubjit

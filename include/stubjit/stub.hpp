@@ -50,7 +50,8 @@ struct StubOptions {
   // local_index tokens need one). A group kernel's stub is a group stub whatever the
   // mode; GPU dialects need a warp size for both.
   Tile tile{};
-  // A reduce or scan kernel (a result or scan parameter): its stub is the pattern's
+  // A reduce, scan or sort kernel (a result, scan or sort parameter): its stub is the
+  // pattern's
   // (numbered as spread, whatever `mode` says) along this dimension of the stub's
   // (C-order) domain, as LaunchOptions::reduce_dimension gives it: -1, the last (a
   // result of rank 0 takes the whole domain whatever this says).
@@ -58,6 +59,9 @@ struct StubOptions {
   // A scan kernel: the stub of its first stage (the partials), which a launch runs
   // before the scan's own where it splits a pencil into parts.
   bool scan_partials = false;
+  // A sort kernel: the stub of its merge passes (sort_merge) rather than of its first
+  // stage (sort_runs, each group's part evaluated and sorted).
+  bool sort_merge = false;
   // The user's code may #include "quoted" names, as in a runtime given
   // RuntimeOptions::include_directories; otherwise only <toolchain headers>.
   bool quoted_includes = false;

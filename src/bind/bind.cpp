@@ -88,7 +88,8 @@ Binding check_field(const Param& param, const Arg& arg, const Domain& domain,
                         quoted(param) + " is " + to_string(param) + "; got " + describe_arg(arg));
   }
   Binding binding;
-  if (param.is_scan() && field.rank() != domain.rank()) {
+  // A scan's field, a sort's keys and payloads: one element per index of the domain.
+  if ((param.is_scan() || param.is_sort() || param.payload) && field.rank() != domain.rank()) {
     throw ArgumentError(param.name, quoted(param) + " is " + to_string(param) +
                                         ": it takes a field of the domain's rank (" +
                                         std::to_string(domain.rank()) +

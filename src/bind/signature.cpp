@@ -32,6 +32,20 @@ const char* name_of(ScanKind kind) noexcept {
   return "?";
 }
 
+const char* name_of(SortOrder order) noexcept {
+  switch (order) {
+    case SortOrder::none:
+      return "none";
+    case SortOrder::ascending:
+      return "ascending";
+    case SortOrder::descending:
+      return "descending";
+    case SortOrder::custom:
+      return "custom";
+  }
+  return "?";
+}
+
 const char* name_of(Combiner combiner) noexcept {
   switch (combiner) {
     case Combiner::none:
@@ -82,6 +96,13 @@ std::string to_string(const Param& param) {
       text += ", " + length_prefixed(param.combine) + ", " + length_prefixed(param.identity);
     return text + "> " + param.name;
   }
+  if (param.kind == ParamKind::field && param.is_sort()) {
+    std::string text = std::string("sort<") + name_of(param.type) + ", " + name_of(param.sort);
+    if (param.sort == SortOrder::custom) text += ", " + length_prefixed(param.less);
+    return text + "> " + param.name;
+  }
+  if (param.kind == ParamKind::field && param.payload)
+    return std::string("payload<") + name_of(param.type) + "> " + param.name;
   switch (param.kind) {
     case ParamKind::scalar:
       return std::string(param.specialized ? "specialized<" : "scalar<") + name_of(param.type) +

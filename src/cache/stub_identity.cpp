@@ -112,7 +112,7 @@ std::string key_text(const StubIdentity& identity) {
     text << " tile";
     for (std::size_t d = 0; d < v.tile_rank && d < v.tile.size(); ++d) text << ' ' << v.tile[d];
   }
-  if (combines_values(v.pattern)) text << " along " << int(v.reduce_dimension);  // likewise
+  if (works_along(v.pattern)) text << " along " << int(v.reduce_dimension);  // likewise
   text << '\n'
        << "backend " << toolchain.backend << '\n'
        << "target " << toolchain.target << '\n'

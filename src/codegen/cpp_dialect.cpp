@@ -57,6 +57,10 @@ class CppDialect final : public DialectEmitter {
       emit_cpp_scan_entry(context);
       return;
     }
+    if (sorts_values(context.request().pattern)) {
+      emit_cpp_sort_entry(context);
+      return;
+    }
     if (context.request().pattern != Pattern::forall) {
       emit_cpp_group_entry(context);
       return;

@@ -59,6 +59,10 @@ class GpuDialect final : public DialectEmitter {
       emit_gpu_scan_entry(context, bounds);
       return;
     }
+    if (sorts_values(context.request().pattern)) {
+      emit_gpu_sort_entry(context, bounds);
+      return;
+    }
     if (context.request().pattern != Pattern::forall) {
       emit_gpu_group_entry(context, bounds);
       return;

@@ -198,6 +198,81 @@ void check_result(const Param& param, const std::string& where) {
   }
 }
 
+// A sort's keys: a read-write rank-0 field (not a mask or a result), its order one its
+// type has, a custom one's expression given; a payload: a read-write rank-0 field.
+void check_sort(const Param& param, const std::string& where) {
+  if (!is_valid(param.sort)) {
+    throw SignatureError(where + " has sort order " + number_of(param.sort) +
+                         ", which is no SortOrder");
+  }
+  if (param.sort != SortOrder::custom && !param.less.empty()) {
+    throw SignatureError(where +
+                         " has a less expression; only a sort's keys with a custom order have one");
+  }
+  const bool plain_field = param.kind == ParamKind::field && param.access == Access::read_write &&
+                           param.rank == 0 && !param.mask && !param.is_result();
+  if (param.is_sort() && param.payload) {
+    throw SignatureError(where + " is both a sort's keys and a payload");
+  }
+  if ((param.is_sort() || param.payload) && !plain_field) {
+    throw SignatureError(where +
+                         (param.is_sort() ? " has a sort order; only a sort's keys"
+                                          : " is marked a payload; only a payload") +
+                         " (a read-write rank-0 field: " +
+                         (param.is_sort() ? "sort<T>" : "payload<T>") + ") is one");
+  }
+  const bool complex =
+      param.type == ElementType::complex_f32 || param.type == ElementType::complex_f64;
+  if ((param.sort == SortOrder::ascending || param.sort == SortOrder::descending) && complex) {
+    throw SignatureError(where + " sorts " + name_of(param.type) + " keys " + name_of(param.sort) +
+                         "; complex values have no order (give a less expression)");
+  }
+  if (param.sort == SortOrder::custom && is_blank(param.less)) {
+    throw SignatureError(where +
+                         " has a custom sort order; it needs a less expression (over a and b)");
+  }
+}
+
+// A sort kernel: one sort parameter; payloads only beside it; no result, group, tile
+// token, mask or filter (a sort moves every element of its pencils).
+void check_sort_pattern(const KernelSource& source) {
+  const Param* keys = nullptr;
+  for (const Param& param : source.signature) {
+    if (!param.is_sort()) continue;
+    if (keys) {
+      throw SignatureError("kernel '" + source.name + "' sorts two fields ('" + keys->name +
+                           "' and '" + param.name + "'); a sort kernel has one sort<T>");
+    }
+    keys = &param;
+  }
+  for (const Param& param : source.signature) {
+    const std::string where = "kernel '" + source.name + "': parameter '" + param.name + "'";
+    if (!keys) {
+      if (param.payload) {
+        throw SignatureError(where +
+                             " is a payload; payloads move with a sort's keys (add a sort<T>)");
+      }
+      continue;
+    }
+    if (param.is_result()) {
+      throw SignatureError(where + " is a " + (param.is_scan() ? "scan" : "result") +
+                           "; a sort kernel ('" + keys->name + "') has none");
+    }
+    if (param.kind == ParamKind::group || param.kind == ParamKind::tile_index ||
+        param.kind == ParamKind::local_index) {
+      throw SignatureError(where + " is a " + to_string(param) +
+                           "; a sort kernel runs its body once per element, untiled");
+    }
+    if (param.mask) {
+      throw SignatureError(where + " is a mask; a sort moves every element of its pencils");
+    }
+  }
+  if (keys && !source.filter.empty()) {
+    throw SignatureError("kernel '" + source.name +
+                         "' has a filter; a sort moves every element of its pencils");
+  }
+}
+
 // Which parameters go with which pattern: a group kernel (one group parameter) has no
 // tile tokens, masks or filter; shared arrays belong to group kernels.
 void check_pattern(const KernelSource& source) {
@@ -352,13 +427,15 @@ void validate_kernel_source(const KernelSource& source) {
     if (param.kind != ParamKind::shared && !param.extents.empty())
       throw SignatureError(where + " has extents; only shared arrays have them");
     check_result(param, where);
+    check_sort(param, where);
   }
+  check_sort_pattern(source);
   check_pattern(source);
 }
 
 const Param* result_param(const KernelSource& source) {
   for (const Param& param : source.signature)
-    if (param.is_result()) return &param;
+    if (param.is_result() || param.is_sort()) return &param;
   return nullptr;
 }
 

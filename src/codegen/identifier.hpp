@@ -19,7 +19,8 @@ void validate_kernel_source(const KernelSource& source);
 // Whether the kernel has a group parameter (its body runs once per group).
 bool is_group_kernel(const KernelSource& source);
 
-// The kernel's result parameter (result<T>: a reduce kernel), nullptr when none.
+// The parameter a reduce, scan or sort kernel works on (result<T>, scan<T>, sort<T>),
+// nullptr when none.
 const Param* result_param(const KernelSource& source);
 
 }  // namespace stubjit::detail

@@ -84,6 +84,10 @@ std::vector<PreludeHeader> prelude_for(const StubRequest& request, std::string_v
       if (combines_values(request.pattern)) chosen.push_back(header);
       continue;
     }
+    if (header.name == "sort.h") {
+      if (sorts_values(request.pattern)) chosen.push_back(header);
+      continue;
+    }
     for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
       if (optional.name == header.name) {
         // The stub's own code is the generator's: it names what it uses, in full.

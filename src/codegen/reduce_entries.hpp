@@ -1,6 +1,6 @@
-// The entries of reduce and scan stubs (StubRequest::pattern reduce, scan_partials and
-// scan), one per emitter family, and the combiner they share (namespace stubjit_reduce
-// in the stub).
+// The entries of reduce, scan and sort stubs (StubRequest::pattern reduce,
+// scan_partials, scan, sort_runs and sort_merge), one per emitter family, and the
+// combiner they share (namespace stubjit_reduce in the stub).
 #pragma once
 
 #include <string>
@@ -23,5 +23,11 @@ void emit_cpp_reduce_entry(const StubContext& context);
 // (Pattern::scan_partials) is a reduce entry's.
 void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds);
 void emit_cpp_scan_entry(const StubContext& context);
+// A sort's stages (Pattern::sort_runs and sort_merge: sort_entries.cpp), and what they
+// share before the entry: namespace stubjit_sort (key_t, the order less_t, a record
+// of a key and its payloads, the buffers of the launch's scratch).
+void emit_sort_functions(const StubContext& context, const DialectEmitter& dialect);
+void emit_gpu_sort_entry(const StubContext& context, const std::string& bounds);
+void emit_cpp_sort_entry(const StubContext& context);
 
 }  // namespace stubjit::detail

@@ -66,6 +66,8 @@ struct StubRequest {
 // The bytes of stubjit::ReduceParams (kernels/stubjit/reduce.h), after a reduce
 // stub's packed arguments.
 inline constexpr std::size_t reduce_params_size = 40;
+// What a sort stub's launch passes after them (sort.h, SortParams).
+inline constexpr std::size_t sort_params_size = 64;
 
 struct GeneratedStub {
   std::string source;           // prelude + stub, ready to compile
@@ -94,7 +96,7 @@ std::string entry_name(const StubRequest& request);
 // it, and GPU direct stubs write their positions out; 8: the argument struct's members
 // are plain, slot.h is gone; 9: a CPU stub's entry takes the group memory the runner
 // gives it; 10: reduce stubs; 11: scan stubs, and a scan parameter in the visit).
-inline constexpr int generator_version = 11;
+inline constexpr int generator_version = 12;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

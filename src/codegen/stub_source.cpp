@@ -51,7 +51,7 @@ void check_binding(const Param& param, Binding binding, int domain_rank) {
 // The dimension a reduce or scan stub combines along, in the stub's numbering: -1 for
 // a result of rank 0 (the whole domain). Checked by check_pattern_options.
 int pattern_dimension(const Param& result, const StubOptions& options) {
-  if (!result.is_scan() && result.rank == 0) return -1;
+  if (!result.is_scan() && !result.is_sort() && result.rank == 0) return -1;
   return options.reduce_dimension < 0 ? options.rank - 1 : options.reduce_dimension;
 }
 
@@ -62,14 +62,18 @@ void check_pattern_options(const KernelSource& kernel, const StubOptions& option
   if (!result) {
     if (options.scan_partials)
       throw Error("kernel '" + kernel.name + "' is no scan kernel: it has no partials stage");
+    if (options.sort_merge)
+      throw Error("kernel '" + kernel.name + "' is no sort kernel: it has no merge stage");
     if (options.reduce_dimension != -1)
       throw Error("kernel '" + kernel.name +
                   "' is no reduce or scan kernel: it combines along no dimension");
     return;
   }
-  const std::string what = result->is_scan() ? "scan" : "reduce";
+  const std::string what = result->is_sort() ? "sort" : result->is_scan() ? "scan" : "reduce";
   if (options.scan_partials && !result->is_scan())
-    throw Error("kernel '" + kernel.name + "' is a reduce kernel: it has no partials stage");
+    throw Error("kernel '" + kernel.name + "' is a " + what + " kernel: it has no partials stage");
+  if (options.sort_merge && !result->is_sort())
+    throw Error("kernel '" + kernel.name + "' is a " + what + " kernel: it has no merge stage");
   if (options.tile.rank > 0 || options.rows != 0 || options.dense || options.view_stride != 1)
     throw Error("tiles, rows, view strides and the dense variant are not for " + what +
                 " stubs (kernel '" + kernel.name + "')");
@@ -77,20 +81,23 @@ void check_pattern_options(const KernelSource& kernel, const StubOptions& option
     throw Error("a " + what + " stub of the " + std::string(dialect.name()) +
                 " dialect needs a warp size");
   // A result of rank 0 takes the whole domain whatever the dimension says (as a launch).
-  const bool along = result->is_scan() || result->rank > 0;
+  const bool along = result->is_scan() || result->is_sort() || result->rank > 0;
   if (along && (options.reduce_dimension < -1 || options.reduce_dimension >= options.rank)) {
     throw Error("a " + what + " stub along dimension " + std::to_string(options.reduce_dimension) +
                 " of a rank-" + std::to_string(options.rank) + " domain (0 to " +
                 std::to_string(options.rank - 1) + ", or -1 for the last)");
   }
   for (std::size_t i = 0; i < kernel.signature.size() && i < options.bindings.size(); ++i) {
-    if (&kernel.signature[i] != result) continue;
-    const Binding needed = result->is_scan() ? Binding::projection : Binding::broadcast;
+    const Param& param = kernel.signature[i];
+    if (&param != result && !param.payload) continue;
+    const Binding needed =
+        result->is_scan() || result->is_sort() ? Binding::projection : Binding::broadcast;
     if (options.bindings[i] != needed)
-      throw Error(what + " parameter '" + result->name + "' must be bound as " + name_of(needed) +
+      throw Error(what + " parameter '" + param.name + "' must be bound as " + name_of(needed) +
                   " (got " + name_of(options.bindings[i]) + ")");
   }
-  if (!result->is_scan() && result->rank > 0 && result->rank != options.rank - 1) {
+  if (!result->is_scan() && !result->is_sort() && result->rank > 0 &&
+      result->rank != options.rank - 1) {
     throw Error("result '" + result->name + "' of kernel '" + kernel.name + "' has rank " +
                 std::to_string(result->rank) + "; over a rank-" + std::to_string(options.rank) +
                 " domain a result has rank 0 or " + std::to_string(options.rank - 1));
@@ -221,9 +228,14 @@ StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& o
     // As a reduce or scan launch asks for it (runtime/reduce_launch.cpp).
     request.mode = Mode::spread;
     request.reduce_dimension = static_cast<std::int8_t>(pattern_dimension(*result, options));
-    request.pattern = !result->is_scan()      ? detail::Pattern::reduce
-                      : options.scan_partials ? detail::Pattern::scan_partials
-                                              : detail::Pattern::scan;
+    if (result->is_sort()) {
+      request.pattern =
+          options.sort_merge ? detail::Pattern::sort_merge : detail::Pattern::sort_runs;
+    } else {
+      request.pattern = !result->is_scan()      ? detail::Pattern::reduce
+                        : options.scan_partials ? detail::Pattern::scan_partials
+                                                : detail::Pattern::scan;
+    }
   } else if (detail::is_group_kernel(kernel)) {
     request.pattern = detail::Pattern::group;
   } else if (options.tile.rank > 0) {

@@ -295,8 +295,10 @@ void StubContext::emit_visit(int indent, VisitStyle style) const {
         call += p.rank == 0 ? local + "[0]" : local + "_view";
         break;
       case Binding::projection: {
-        if (p.is_result()) {
-          call += "stubjit_value";  // a scan stub's element value (scan_entries.cpp)
+        if (p.is_result() || p.is_sort()) {
+          // A scan stub's element value (scan_entries.cpp), a sort stub's key
+          // (sort_entries.cpp).
+          call += "stubjit_value";
           break;
         }
         const std::string offset =
@@ -378,6 +380,21 @@ std::string identity_function(const Param& result, const DialectEmitter& dialect
          " stubjit_identity()";
 }
 
+// A sort stub's keys with a custom order, or nullptr.
+const Param* custom_sort(const StubContext& context) {
+  if (!sorts_values(context.request().pattern)) return nullptr;
+  for (const Param& p : context.request().kernel->signature)
+    if (p.sort == SortOrder::custom) return &p;
+  return nullptr;
+}
+
+// The user's order as a function: less(a, b).
+std::string less_function(const Param& keys, const DialectEmitter& dialect) {
+  const std::string T = c_type(keys.type);
+  return std::string(dialect.function_qualifiers()) + " bool stubjit_less(" + T + " a, " + T +
+         " b)";
+}
+
 std::string user_function(const StubContext& context, const DialectEmitter& dialect) {
   const KernelSource& kernel = *context.request().kernel;
   std::string params;
@@ -398,6 +415,7 @@ void emit_user_declaration(const StubContext& context, const DialectEmitter& dia
     out.line(0, combine_function(*result, dialect) + ";");
     out.line(0, identity_function(*result, dialect) + ";");
   }
+  if (const Param* keys = custom_sort(context)) out.line(0, less_function(*keys, dialect) + ";");
   out.line(0, "}  // namespace stubjit_user");
   out.raw("\n");
 }
@@ -444,6 +462,16 @@ void emit_user_code(const StubContext& context, const DialectEmitter& dialect,
       out.line(0, "  ));");
       out.line(0, "}");
     }
+  }
+  if (const Param* keys = custom_sort(context)) {
+    out.line(0, less_function(*keys, dialect));
+    out.line(0, "{");
+    out.line(0, "  return bool((");
+    out.raw("#line 1 \"" + kernel.name + ".less\"\n");
+    out.block(keys->less);
+    emit_line_reset(out, file_name);
+    out.line(0, "  ));");
+    out.line(0, "}");
   }
   out.line(0, user_function(context, dialect));
   out.line(0, "{");
@@ -507,6 +535,12 @@ void emit_args_struct(const StubContext& context) {
     check("stubjit_reduce", layout.size, reduce_params_size);
     size += reduce_params_size;
   }
+  if (sorts_values(request.pattern)) {
+    // After the arguments: the launch's sort state (sort.h).
+    out.line(1, "stubjit::SortParams stubjit_sort;");
+    check("stubjit_sort", layout.size, sort_params_size);
+    size += sort_params_size;
+  }
   out.line(0, "};");
   out.line(0, "static_assert(sizeof(stubjit_args_t) == " + std::to_string(size) +
                   ", \"stubjit: argument layout mismatch\");");
@@ -525,7 +559,7 @@ std::string describe_tile(const StubRequest& request) {
 
 // " of the whole domain", " along dimension 2" for a reduce or scan stub.
 std::string describe_reduction(const StubRequest& request) {
-  if (!combines_values(request.pattern)) return "";
+  if (!works_along(request.pattern)) return "";
   return request.reduce_dimension < 0
              ? " of the whole domain"
              : " along dimension " + std::to_string(request.reduce_dimension);
@@ -566,6 +600,7 @@ GeneratedStub generate_stub(const StubRequest& request) {
   emit_user_declaration(context, dialect);
   emit_args_struct(context);
   if (combines_values(request.pattern)) emit_reduce_functions(context, dialect);
+  if (sorts_values(request.pattern)) emit_sort_functions(context, dialect);
   dialect.emit_entry(context);
   const std::vector<PreludeHeader> prelude = prelude_for(request, code.text());
   emit_user_code(context, dialect, stub.file_name);

@@ -437,8 +437,10 @@ void check_user_code(const KernelSource& kernel, const UserCodeRules& rules,
         {"filter", &kernel.filter}}) {
     check_part(kernel, rules, stub_source, part, *text);
   }
-  // A custom combiner's expressions (result<T>) are user code too.
+  // A custom combiner's expressions (result<T>) and a custom order's (sort<T>) are user
+  // code too.
   for (const Param& param : kernel.signature) {
+    if (param.sort == SortOrder::custom) check_part(kernel, rules, stub_source, "less", param.less);
     if (param.combiner != Combiner::custom) continue;
     check_part(kernel, rules, stub_source, "combine", param.combine);
     check_part(kernel, rules, stub_source, "identity", param.identity);

@@ -29,4 +29,15 @@ ReduceLayout reduce_layout(u64 segments, u64 length, std::uint32_t group_threads
   return layout;
 }
 
+ReduceLayout sort_layout(u64 segments, u64 length, std::uint32_t group_threads) {
+  if (group_threads == 0) return reduce_layout(segments, length, 0);
+  ReduceLayout layout;
+  layout.segments = segments;
+  layout.length = length;
+  if (segments == 0 || length == 0) return layout;
+  layout.part_length = u64(group_threads) * device_sort_thread_run;
+  layout.parts = div_ceil(length, layout.part_length);
+  return layout;
+}
+
 }  // namespace stubjit::detail

@@ -31,4 +31,14 @@ inline constexpr std::uint64_t max_parts = 1024;
 ReduceLayout reduce_layout(std::uint64_t segments, std::uint64_t length,
                            std::uint32_t group_threads);
 
+// Elements each GPU thread of a sort's first stage sorts on its own before its group
+// merges the threads' runs (kernels/stubjit/sort.h).
+inline constexpr std::uint64_t device_sort_thread_run = 8;
+
+// A sort's layout: on a host a reduction's (the parts then merged in pairs, in passes,
+// each group its part of a pass's output); on a GPU parts of the group's threads times
+// device_sort_thread_run elements, as many as a segment needs (no most: a merge pass
+// needs no partials).
+ReduceLayout sort_layout(std::uint64_t segments, std::uint64_t length, std::uint32_t group_threads);
+
 }  // namespace stubjit::detail

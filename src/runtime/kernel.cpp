@@ -23,6 +23,7 @@
 #include "runtime/launch_steps.hpp"
 #include "runtime/reduce_launch.hpp"
 #include "runtime/scan_launch.hpp"
+#include "runtime/sort_launch.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "support/log.hpp"
@@ -327,6 +328,8 @@ LaunchSummary Kernel::launch_args(const Domain& domain, const Arg* args, std::si
       options.stream ? options.stream->state() : runtime.default_stream.get();
   if (kernel.result && kernel.result->is_scan())
     return detail::launch_scan(kernel, domain, args, count, options, stream);
+  if (kernel.result && kernel.result->is_sort())
+    return detail::launch_sort(kernel, domain, args, count, options, stream);
   if (kernel.result) return detail::launch_reduce(kernel, domain, args, count, options, stream);
   if (detail::is_group_launch(kernel, options))
     return detail::launch_group(kernel, domain, args, count, options, stream);
@@ -377,10 +380,12 @@ LaunchSummary Kernel::reduce_args(const Domain& domain, const Arg* args, std::si
   if (!state_) throw Error("reduce of a null kernel");
   detail::KernelState& kernel = *state_;
   const Param* result = kernel.result;
-  if (result && result->is_scan()) {
-    throw ArgumentError(result->name, "Kernel::reduce of kernel '" + kernel.source.name +
-                                          "', a scan kernel (its '" + result->name +
-                                          "' is a scan): launch it with the scan's field");
+  if (result && (result->is_scan() || result->is_sort())) {
+    const std::string what = result->is_scan() ? "scan" : "sort";
+    throw ArgumentError(result->name, "Kernel::reduce of kernel '" + kernel.source.name + "', a " +
+                                          what + " kernel (its '" + result->name + "' is a " +
+                                          what + "'s field): launch it with the " + what +
+                                          "'s field");
   }
   if (!result || result->rank != 0) {
     throw ArgumentError(

@@ -9,6 +9,7 @@
 #include "runtime/launch_steps.hpp"
 #include "runtime/reduce_launch.hpp"
 #include "runtime/scan_launch.hpp"
+#include "runtime/sort_launch.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/kernel.hpp"
@@ -38,7 +39,9 @@ Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const A
   detail::RuntimeState& runtime = *kernel.runtime;
   if (kernel.result) {
     Prepared out;
-    out.summary = kernel.result->is_scan()
+    out.summary = kernel.result->is_sort()
+                      ? detail::prepare_sort(kernel, domain, args, count, options, out.identity)
+                  : kernel.result->is_scan()
                       ? detail::prepare_scan(kernel, domain, args, count, options, out.identity)
                       : detail::prepare_reduce(kernel, domain, args, count, options, out.identity);
     return out;

@@ -38,8 +38,9 @@ class KernelState {
   std::int64_t short_row_limit = 0;
   // A group kernel (a group parameter): every launch is a group launch (group_launch.hpp).
   bool group_kernel = false;
-  // A reduce kernel's result parameter (result<T>): every launch is a reduce launch
-  // (reduce_launch.hpp). nullptr for other kernels.
+  // A reduce kernel's result parameter (result<T>), a scan kernel's scan (scan<T>) or a
+  // sort kernel's keys (sort<T>): every launch is a reduce, scan or sort launch
+  // (reduce_launch.hpp, scan_launch.hpp, sort_launch.hpp). nullptr for other kernels.
   const Param* result = nullptr;
   // The first tile_index or local_index parameter, if any: launches need a tile.
   const Param* tile_token = nullptr;

@@ -67,18 +67,18 @@ int reduced_dimension(const KernelState& kernel, const Param& result, const Fiel
   return along;
 }
 
-// The dimension a scan launch runs along, in the caller's numbering; ArgumentError
-// outside the domain.
+// The dimension a scan or sort launch runs along, in the caller's numbering;
+// ArgumentError outside the domain.
 int scanned_dimension(const KernelState& kernel, const Param& scan, const Domain& domain,
                       const LaunchOptions& options) {
   const int rank = domain.rank();
   const int along = options.reduce_dimension < 0 ? rank - 1 : options.reduce_dimension;
   if (options.reduce_dimension < -1 || along >= rank) {
-    throw ArgumentError(scan.name, "a launch of " + kernel_name(kernel) + " scans dimension " +
-                                       std::to_string(options.reduce_dimension) + " of a rank-" +
-                                       std::to_string(rank) +
-                                       " domain (LaunchOptions::reduce_dimension: 0 to " +
-                                       std::to_string(rank - 1) + ", or -1 for the last)");
+    throw ArgumentError(
+        scan.name, "a launch of " + kernel_name(kernel) + (scan.is_sort() ? " sorts" : " scans") +
+                       " dimension " + std::to_string(options.reduce_dimension) + " of a rank-" +
+                       std::to_string(rank) + " domain (LaunchOptions::reduce_dimension: 0 to " +
+                       std::to_string(rank - 1) + ", or -1 for the last)");
   }
   return along;
 }
@@ -130,11 +130,14 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
   const RuntimeState& runtime = *kernel.runtime;
   const u64 segments = out.layout.segments;
   const u64 length = out.layout.length;
-  out.layout = reduce_layout(segments, length, out.device_threads ? threads : 0);
+  const std::uint32_t device_threads = out.device_threads ? threads : 0;
+  out.layout = out.sort ? sort_layout(segments, length, device_threads)
+                        : reduce_layout(segments, length, device_threads);
   Extent3 shape{runtime.limits.max_threads_per_block, 1, 1};  // the CPU: group_launch.cpp
   out.shared_bytes = 0;
-  if (out.device_threads) {
-    shape = {threads, 1, 1};
+  if (out.device_threads) shape = {threads, 1, 1};
+  // A sort's stages use no group memory (their merges go through the launch's buffers).
+  if (out.device_threads && !out.sort) {
     // The last-arrival flag (16 bytes, keeping the values aligned), then a value per
     // warp for the tree (reduce.h, group_reduce), and for a scan one more
     // (group_scan's total).
@@ -153,9 +156,9 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
     }
     out.shared_bytes = static_cast<std::uint32_t>(bytes);
   }
-  // A scan of empty pencils writes nothing: no group to run (an empty reduction
-  // still writes its identity).
-  const u64 groups = out.scan && length == 0 ? 0 : out.layout.groups();
+  // A scan or sort of empty pencils writes nothing: no group to run (an empty
+  // reduction still writes its identity).
+  const u64 groups = (out.scan || out.sort) && length == 0 ? 0 : out.layout.groups();
   if (groups == 0) {
     out.plan = Plan{};
     out.plan.mode = Mode::spread;
@@ -197,7 +200,10 @@ void fit_to_module(const KernelState& kernel, const Module& module, const Launch
   if (kernel.source.block.fixed()) {
     throw PlanError("max_group_threads", most,
                     kernel_name(kernel) + " fixes its groups at " + std::to_string(threads) +
-                        " threads; its compiled " + std::string(planned.scan ? "scan" : "reduce") +
+                        " threads; its compiled " +
+                        std::string(planned.sort   ? "sort"
+                                    : planned.scan ? "scan"
+                                                   : "reduce") +
                         " stub runs at most " + std::to_string(most) + " (its registers)");
   }
   const std::uint32_t warp = kernel.runtime->limits.warp_size;
@@ -231,7 +237,7 @@ void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& plan
     params.partials = reinterpret_cast<u64>(base);
     params.arrivals = reinterpret_cast<u64>(base + partial_bytes);
   }
-  issue_stage(kernel, stub, planned, params, scratch.has_value(), stream);
+  issue_stage(kernel, stub, planned, &params, sizeof(params), scratch.has_value(), stream);
   // The partials are the next launch's (or freed): wait for this one to finish first.
   if (scratch) stream->synchronize();
 }
@@ -239,13 +245,14 @@ void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& plan
 }  // namespace
 
 void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
-                 const ReduceParams& params, bool uses_scratch, StreamState* stream) {
+                 const void* params, std::size_t params_size, bool uses_scratch,
+                 StreamState* stream) {
   Device& device = kernel.runtime->device_for("launch a kernel");
   PackedArgs packed;
   const std::size_t size = planned.bound.packed.size();
-  packed.reset(size + sizeof(ReduceParams));
+  packed.reset(size + params_size);
   std::memcpy(packed.data(), planned.bound.packed.data(), size);
-  std::memcpy(packed.data() + size, &params, sizeof(ReduceParams));
+  std::memcpy(packed.data() + size, params, params_size);
 
   LaunchParams lp;
   fill_domain(lp, *planned.run);
@@ -297,9 +304,11 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
   }
   bind(kernel, domain, args, count, out.bound);
   out.scan = result.is_scan();
-  const int along = out.scan ? scanned_dimension(kernel, result, domain, options)
-                             : reduced_dimension(kernel, result, result_field(kernel, result, args),
-                                                 domain, options);
+  out.sort = result.is_sort();
+  const int along =
+      out.scan || out.sort
+          ? scanned_dimension(kernel, result, domain, options)
+          : reduced_dimension(kernel, result, result_field(kernel, result, args), domain, options);
   out.run = &domain;
   out.along = along;
   if (domain.order() == Order::fortran) {
@@ -308,8 +317,9 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
       out.run = &*out.made.c_order;
       if (along >= 0) {
         out.along = domain.rank() - 1 - along;
-        // A scan's field is projected: to_c_order reversed its slot with the others'.
-        if (!out.scan) reverse_result_slot(kernel, result, domain.rank(), out.bound);
+        // A scan's field and a sort's are projected: to_c_order reversed their slots
+        // with the others'.
+        if (!out.scan && !out.sort) reverse_result_slot(kernel, result, domain.rank(), out.bound);
       }
     }
   }
@@ -328,7 +338,7 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
   plan_groups(kernel, options, threads, out);
 
   StubVariant& v = out.variant;
-  v.pattern = out.scan ? Pattern::scan : Pattern::reduce;
+  v.pattern = out.sort ? Pattern::sort_runs : out.scan ? Pattern::scan : Pattern::reduce;
   v.mode = Mode::spread;
   v.rank = static_cast<std::uint8_t>(out.run->rank());
   v.index_bits = traits.index32 && out.bound.fits_int32 ? 32 : 64;
@@ -350,9 +360,10 @@ Plan reduce_kernel_plan(const KernelState& kernel, const Domain& domain,
   planned.device_threads = kernel.runtime->toolchain->traits().warp_constant;
   planned.value_bytes = size_of(kernel.result->type);
   planned.scan = kernel.result->is_scan();
+  planned.sort = kernel.result->is_sort();
   u64 segments = 1;
   u64 length = static_cast<u64>(domain.size());
-  if ((kernel.result->rank > 0 || planned.scan) && domain.rank() > 1) {
+  if ((kernel.result->rank > 0 || planned.scan || planned.sort) && domain.rank() > 1) {
     const int along = domain.rank() - 1;
     for (int d = 0; d < along; ++d) segments = saturating_mul(segments, u64(domain[d].count));
     length = static_cast<u64>(domain[along].count);

@@ -26,6 +26,7 @@ struct ReduceLaunch {
   std::uint32_t shared_bytes = 0;
   bool device_threads = false;  // a GPU's threads run each group (the CPU: one host thread)
   bool scan = false;            // a scan kernel's launch (its stages' layout and plan)
+  bool sort = false;            // a sort kernel's launch (likewise)
   std::size_t value_bytes = 0;  // the result's element size
 };
 
@@ -34,8 +35,9 @@ struct ReduceLaunch {
 void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const Arg* args,
                         std::size_t count, const LaunchOptions& options, ReduceLaunch& out);
 
-// Kernel::plan of a reduce or scan kernel: its groups for a whole-domain reduction (a
-// result of rank 0) or one along the last dimension (a scan's too).
+// Kernel::plan of a reduce, scan or sort kernel: its groups for a whole-domain
+// reduction (a result of rank 0) or one along the last dimension (a scan's and a
+// sort's too).
 Plan reduce_kernel_plan(const KernelState& kernel, const Domain& domain,
                         std::optional<Mode> forced);
 
@@ -55,11 +57,11 @@ void refit(LaunchSummary& summary, const ReduceLaunch& planned);
 // layout planned again; a fixed size is refused (PlanError).
 void fit_to_module(const KernelState& kernel, const Module& module, const LaunchOptions& options,
                    ReduceLaunch& planned);
-// Issues every dispatch of `planned` with `stub`, `params` after the packed arguments
-// (the caller has checked the plan against the stub: Device::check_plan).
-// `uses_scratch`: the launch's partials are in use (a failure waits for what was
-// issued before it reports).
+// Issues every dispatch of `planned` with `stub`, the `size` bytes of `params` (a
+// ReduceParams or SortParams) after the packed arguments (the caller has checked the
+// plan against the stub: Device::check_plan). `uses_scratch`: the launch's scratch
+// is in use (a failure waits for what was issued before it reports).
 void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
-                 const ReduceParams& params, bool uses_scratch, StreamState* stream);
+                 const void* params, std::size_t size, bool uses_scratch, StreamState* stream);
 
 }  // namespace stubjit::detail

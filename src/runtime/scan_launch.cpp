@@ -75,7 +75,7 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
   const ReduceLayout& layout = planned.layout;
   ReduceParams params{layout.parts, layout.part_length, 0, 0, 1u, 0};
   if (layout.parts == 1) {
-    issue_stage(kernel, *stubs.scan, planned, params, false, stream);
+    issue_stage(kernel, *stubs.scan, planned, &params, sizeof(params), false, stream);
   } else {
     // The partials of every group, written by the first stage and read by the second
     // (the stream runs them in order); no arrival counters.
@@ -83,8 +83,8 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
     const ReduceScratch::Lease scratch =
         kernel.reduce_scratch.acquire(device, static_cast<std::size_t>(partial_bytes), 0);
     params.partials = reinterpret_cast<u64>(scratch.data());
-    issue_stage(kernel, *stubs.partials, planned, params, true, stream);
-    issue_stage(kernel, *stubs.scan, planned, params, true, stream);
+    issue_stage(kernel, *stubs.partials, planned, &params, sizeof(params), true, stream);
+    issue_stage(kernel, *stubs.scan, planned, &params, sizeof(params), true, stream);
     // The partials are the next launch's (or freed): wait for this one to finish first.
     stream->synchronize();
   }

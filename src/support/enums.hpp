@@ -85,6 +85,17 @@ inline bool is_valid(ScanKind value) noexcept {
   return false;
 }
 
+inline bool is_valid(SortOrder value) noexcept {
+  switch (value) {
+    case SortOrder::none:
+    case SortOrder::ascending:
+    case SortOrder::descending:
+    case SortOrder::custom:
+      return true;
+  }
+  return false;
+}
+
 inline bool is_valid(ReduceUpdate value) noexcept {
   switch (value) {
     case ReduceUpdate::combine:

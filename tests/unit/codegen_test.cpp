@@ -363,7 +363,7 @@ KernelSource with_body(std::string body, std::string helpers = "") {
 TEST(Prelude, HeadersAreEmbeddedInDependencyOrder) {
   EXPECT_EQ(header_names(prelude_headers()),
             (std::vector<std::string>{"config.h", "index.h", "view.h", "launch.h", "group.h",
-                                      "reduce.h", "atomic.h", "half.h", "complex.h"}));
+                                      "reduce.h", "sort.h", "atomic.h", "half.h", "complex.h"}));
   for (const PreludeHeader& header : prelude_headers()) {
     EXPECT_EQ(header.text.rfind("// ---- stubjit/" + std::string(header.name) + " ----\n", 0), 0u);
     // Includes of one another are dropped: the order stands for them.

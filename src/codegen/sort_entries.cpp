@@ -1,0 +1,319 @@
+// The entries of a sort's stages, for both emitter families (kernels/stubjit/sort.h
+// says what each stage does and how the merges split their work).
+//
+// A segment is one pencil along the dimension sorted; the launch splits it into parts,
+// one group each (plan/reduce_plan.cpp, sort_layout). sort_runs evaluates each element
+// of the group's part (the body run, the key the field's element until the body sets
+// it, the payloads the fields' elements, which the body may set) into the launch's
+// buffer `to` at the element's dense position, segment * length + k, and sorts the
+// part there: on the CPU the group alone (sort_run); on a GPU each thread a run of
+// thread_run elements by insertion, then the group's threads merge the runs in pairs,
+// a barrier between passes. sort_merge merges runs of `width` in pairs, each group its
+// part of the output (each GPU thread a share of it), from buffer `from` into `to` or,
+// in a launch's last pass, into the fields.
+#include <string>
+
+#include "codegen/reduce_entries.hpp"
+#include "codegen/reduce_parts.hpp"
+#include "codegen/stub_request.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+bool is_float_type(ElementType type) {
+  return type == ElementType::f32 || type == ElementType::f64 || type == ElementType::float16 ||
+         type == ElementType::bfloat16;
+}
+
+const Param& keys_of(const StubContext& context) {
+  for (const Param& p : context.request().kernel->signature)
+    if (p.is_sort()) return p;
+  throw Error("sort stub for kernel '" + context.request().kernel->name + "' without keys");
+}
+
+std::vector<const Param*> payloads_of(const StubContext& context) {
+  std::vector<const Param*> payloads;
+  for (const Param& p : context.request().kernel->signature)
+    if (p.payload) payloads.push_back(&p);
+  return payloads;
+}
+
+// The order's expression over keys a and b: true where a goes before b. A built-in
+// order over floating-point keys puts NaNs (which compare false with everything) last,
+// in ascending and descending order alike, so that it is a strict weak order.
+std::string less_expression(const Param& keys) {
+  const std::string nan_last = is_float_type(keys.type) ? " || (b != b && a == a)" : "";
+  switch (keys.sort) {
+    case SortOrder::ascending:
+      return "a < b" + nan_last;
+    case SortOrder::descending:
+      return "b < a" + nan_last;
+    case SortOrder::custom:
+      return "stubjit_user::stubjit_less(a, b)";
+    case SortOrder::none:
+      break;
+  }
+  throw Error("sort stub for keys without an order");
+}
+
+// Qualifiers of a member function: the dialect's, less `static`.
+std::string member_qualifiers(const DialectEmitter& dialect) {
+  const std::string qualifiers = dialect.function_qualifiers();
+  const std::string prefix = "static ";
+  return qualifiers.compare(0, prefix.size(), prefix) == 0 ? qualifiers.substr(prefix.size())
+                                                           : qualifiers;
+}
+
+// The member of a record and a buffer for payload number j.
+std::string payload_member(std::size_t j) { return "p" + std::to_string(j); }
+
+void emit_buffers(const StubContext& context, int indent) {
+  SourceWriter& out = context.out();
+  out.line(indent, "const stubjit::SortParams& stubjit_rp = stubjit_args.stubjit_sort;");
+  const std::string sort = context.request().pattern == Pattern::sort_runs
+                               ? "stubjit_sort::buffer stubjit_spare = "
+                                 "stubjit_sort::buffer_at(stubjit_rp.spare, stubjit_rp.total);"
+                               : "const stubjit_sort::buffer stubjit_from = "
+                                 "stubjit_sort::buffer_at(stubjit_rp.from, stubjit_rp.total);";
+  out.line(indent,
+           "stubjit_sort::buffer stubjit_to = stubjit_sort::buffer_at(stubjit_rp.to, "
+           "stubjit_rp.total);");
+  out.line(indent, sort);
+}
+
+// The element at position `k` of the segment (a lambda): sort_runs evaluates it (the
+// body run) into buffer `to` at `at`; sort_merge puts element `at` of buffer `from`
+// into the fields there.
+void emit_element_lambda(const StubContext& context, int indent) {
+  SourceWriter& out = context.out();
+  const Param& keys = keys_of(context);
+  const std::vector<const Param*> payloads = payloads_of(context);
+  const bool runs = context.request().pattern == Pattern::sort_runs;
+  out.line(indent, std::string("const auto ") + (runs ? "stubjit_evaluate" : "stubjit_put_fields") +
+                       " = [&](const stubjit::u64 stubjit_k, const stubjit::u64 stubjit_at) {");
+  emit_along_positions(context, indent + 1);
+  for (int d = 0; d < context.rank(); ++d) context.emit_logical_index(indent + 1, d);
+  const std::string local = argument_local(keys);
+  out.line(indent + 1, "stubjit_sort::key_t* const stubjit_slot = " + local + " + (" +
+                           context.projection_offset(local) + ");");
+  if (runs) {
+    out.line(indent + 1, "stubjit_sort::key_t stubjit_value = *stubjit_slot;");
+    context.emit_visit(indent + 1, StubContext::VisitStyle::full_offsets);
+    out.line(indent + 1, "stubjit_to.keys[stubjit_at] = stubjit_value;");
+    for (std::size_t j = 0; j < payloads.size(); ++j) {
+      const std::string p = argument_local(*payloads[j]);
+      out.line(indent + 1, "stubjit_to." + payload_member(j) + "[stubjit_at] = " + p + "[" +
+                               context.projection_offset(p) + "];");
+    }
+  } else {
+    out.line(indent + 1, "*stubjit_slot = stubjit_from.keys[stubjit_at];");
+    for (std::size_t j = 0; j < payloads.size(); ++j) {
+      const std::string p = argument_local(*payloads[j]);
+      out.line(indent + 1, p + "[" + context.projection_offset(p) + "] = stubjit_from." +
+                               payload_member(j) + "[stubjit_at];");
+    }
+  }
+  out.line(indent, "};");
+}
+
+// sort_merge's group: the pair of runs its part of the output lies in (a part never
+// straddles two: the width is the part length times a power of two).
+void emit_pair(const StubContext& context, int indent) {
+  SourceWriter& out = context.out();
+  out.line(indent, "const stubjit::u64 stubjit_base = stubjit_segment * stubjit_length;");
+  out.line(indent,
+           "const stubjit::u64 stubjit_pair = stubjit_lo / (2 * stubjit_rp.width) * (2 * "
+           "stubjit_rp.width);");
+  out.line(indent,
+           "const stubjit::u64 stubjit_na = stubjit::min_of<stubjit::u64>(stubjit_rp.width, "
+           "stubjit_length - stubjit_pair);");
+  out.line(indent,
+           "const stubjit::u64 stubjit_nb = stubjit::min_of<stubjit::u64>(stubjit_rp.width, "
+           "stubjit_length - stubjit_pair - stubjit_na);");
+}
+
+// Outputs [begin, end) of the segment's merge (positions along it), from buffer `from`
+// into the fields or buffer `to`.
+void emit_merge_outputs(const StubContext& context, int indent, const std::string& begin,
+                        const std::string& end) {
+  SourceWriter& out = context.out();
+  const std::string merge =
+      "stubjit::merge_outputs(stubjit_from, stubjit_base + stubjit_pair, "
+      "stubjit_na, stubjit_nb, " +
+      begin + " - stubjit_pair, " + end + " - " + begin + ", stubjit_sort::less_t(), ";
+  out.line(indent, "if (stubjit_rp.into_fields)");
+  out.line(indent + 1, merge + "[&](stubjit::u64 stubjit_o, stubjit::u64 stubjit_src) {");
+  out.line(indent + 2, "stubjit_put_fields(" + begin + " + stubjit_o, stubjit_src);");
+  out.line(indent + 1, "});");
+  out.line(indent, "else");
+  out.line(indent + 1, merge + "[&](stubjit::u64 stubjit_o, stubjit::u64 stubjit_src) {");
+  out.line(indent + 2,
+           "stubjit_to.move(stubjit_base + " + begin + " + stubjit_o, stubjit_from, stubjit_src);");
+  out.line(indent + 1, "});");
+}
+
+}  // namespace
+
+void emit_sort_functions(const StubContext& context, const DialectEmitter& dialect) {
+  SourceWriter& out = context.out();
+  const Param& keys = keys_of(context);
+  const std::vector<const Param*> payloads = payloads_of(context);
+  const std::string qualifiers = dialect.function_qualifiers();
+  const std::string member = member_qualifiers(dialect);
+  out.line(0, "// The order: " + std::string(name_of(keys.sort)) + " of " + c_type(keys.type) +
+                  " keys; " + std::to_string(payloads.size()) + " payload(s) move with them.");
+  out.line(0, "namespace stubjit_sort {");
+  out.line(0, "typedef " + std::string(c_type(keys.type)) + " key_t;");
+  out.line(0, "struct less_t {");
+  out.line(1, member + " bool operator()(key_t a, key_t b) const { return " +
+                  less_expression(keys) + "; }");
+  out.line(0, "};");
+  std::string load = "record r; r.key = keys[i];";
+  std::string store = "keys[i] = r.key;";
+  std::string move = "keys[to] = from.keys[i];";
+  out.line(0, "struct record {");
+  out.line(1, "key_t key;");
+  for (std::size_t j = 0; j < payloads.size(); ++j) {
+    const std::string m = payload_member(j);
+    out.line(1, std::string(c_type(payloads[j]->type)) + " " + m + ";");
+    load += " r." + m + " = " + m + "[i];";
+    store += " " + m + "[i] = r." + m + ";";
+    move += " " + m + "[to] = from." + m + "[i];";
+  }
+  out.line(0, "};");
+  out.line(0, "// The arrays of one of the launch's buffers: keys, then each payload.");
+  out.line(0, "struct buffer {");
+  out.line(1, "key_t* keys;");
+  for (std::size_t j = 0; j < payloads.size(); ++j)
+    out.line(1, std::string(c_type(payloads[j]->type)) + "* " + payload_member(j) + ";");
+  out.line(1, member + " record load(stubjit::u64 i) const { " + load + " return r; }");
+  out.line(1, member + " void store(stubjit::u64 i, const record& r) const { " + store + " }");
+  out.line(1, member + " void move(stubjit::u64 to, const buffer& from, stubjit::u64 i) const { " +
+                  move + " }");
+  out.line(0, "};");
+  out.line(0, qualifiers + " buffer buffer_at(stubjit::u64 base, stubjit::u64 total) {");
+  out.line(1, "stubjit::u8* at = reinterpret_cast<stubjit::u8*>(base);");
+  out.line(1, "buffer b;");
+  out.line(1, "b.keys = reinterpret_cast<key_t*>(at);");
+  std::string previous = "key_t";
+  for (std::size_t j = 0; j < payloads.size(); ++j) {
+    const std::string T = c_type(payloads[j]->type);
+    out.line(1, "at += stubjit::sort_array_bytes(total, sizeof(" + previous + "));");
+    out.line(1, "b." + payload_member(j) + " = reinterpret_cast<" + T + "*>(at);");
+    previous = T;
+  }
+  out.line(1, "return b;");
+  out.line(0, "}");
+  out.line(0, "}  // namespace stubjit_sort");
+  out.raw("\n");
+}
+
+void emit_cpp_sort_entry(const StubContext& context) {
+  SourceWriter& out = context.out();
+  const bool runs = context.request().pattern == Pattern::sort_runs;
+  emit_cpp_entry_head(context);
+  emit_buffers(context, 1);
+  emit_length(context, 1);
+  emit_cpp_group_loop(context);
+  emit_part(context, 2);
+  emit_kept_positions(context, 2);
+  emit_element_lambda(context, 2);
+  if (runs) {
+    out.line(2, "const stubjit::u64 stubjit_base = stubjit_segment * stubjit_length;");
+    out.line(2, "for (stubjit::u64 stubjit_k = stubjit_lo; stubjit_k < stubjit_hi; ++stubjit_k)");
+    out.line(3, "stubjit_evaluate(stubjit_k, stubjit_base + stubjit_k);");
+    out.line(2,
+             "stubjit::sort_run(stubjit_to, stubjit_spare, stubjit_base + stubjit_lo, stubjit_hi "
+             "- stubjit_lo, stubjit_sort::less_t());");
+  } else {
+    emit_pair(context, 2);
+    emit_merge_outputs(context, 2, "stubjit_lo", "stubjit_hi");
+  }
+  out.line(1, "}");
+  out.line(0, "}");
+}
+
+void emit_gpu_sort_entry(const StubContext& context, const std::string& bounds) {
+  SourceWriter& out = context.out();
+  const bool runs = context.request().pattern == Pattern::sort_runs;
+  emit_gpu_entry_head(context, bounds);
+  emit_buffers(context, 1);
+  emit_length(context, 1);
+  emit_part(context, 1);
+  emit_kept_positions(context, 1);
+  emit_element_lambda(context, 1);
+  if (!runs) {
+    // The group's part of the output in equal shares, one per thread.
+    emit_pair(context, 1);
+    out.line(1,
+             "const stubjit::u64 stubjit_share = (stubjit_hi - stubjit_lo + stubjit_threads - 1) "
+             "/ stubjit_threads;");
+    out.line(1,
+             "const stubjit::u64 stubjit_begin = stubjit_lo + stubjit::min_of<stubjit::u64>("
+             "stubjit::u64(stubjit_rank) * stubjit_share, stubjit_hi - stubjit_lo);");
+    out.line(1,
+             "const stubjit::u64 stubjit_end = stubjit::min_of<stubjit::u64>(stubjit_begin + "
+             "stubjit_share, stubjit_hi);");
+    out.line(1, "if (stubjit_begin < stubjit_end) {");
+    emit_merge_outputs(context, 2, "stubjit_begin", "stubjit_end");
+    out.line(1, "}");
+    out.line(0, "}");
+    return;
+  }
+  // Each thread a run of thread_run elements of the part (the part is the group's
+  // threads times as many), evaluated and sorted by insertion; then the runs merged in
+  // pairs, each thread its own run's positions of each pass's output, between `to` and
+  // `spare` (the same positions of both), a barrier after each pass.
+  out.line(1, "const stubjit::u64 stubjit_base = stubjit_segment * stubjit_length + stubjit_lo;");
+  out.line(1, "const stubjit::u64 stubjit_n = stubjit_hi - stubjit_lo;");
+  out.line(1, "const stubjit::u64 stubjit_run = stubjit_rp.thread_run;");
+  out.line(1, "const stubjit::u64 stubjit_first = stubjit::u64(stubjit_rank) * stubjit_run;");
+  out.line(1,
+           "const stubjit::u64 stubjit_mine = stubjit_first < stubjit_n ? "
+           "stubjit::min_of<stubjit::u64>(stubjit_run, stubjit_n - stubjit_first) : 0;");
+  out.line(1, "for (stubjit::u64 stubjit_j = 0; stubjit_j < stubjit_mine; ++stubjit_j)");
+  out.line(2,
+           "stubjit_evaluate(stubjit_lo + stubjit_first + stubjit_j, stubjit_base + stubjit_first "
+           "+ stubjit_j);");
+  out.line(1,
+           "stubjit::insertion_sort(stubjit_to, stubjit_base + stubjit_first, stubjit_mine, "
+           "stubjit_sort::less_t());");
+  out.line(1, "STUBJIT_GROUP_BARRIER();");
+  out.line(1, "stubjit_sort::buffer* stubjit_src = &stubjit_to;");
+  out.line(1, "stubjit_sort::buffer* stubjit_dst = &stubjit_spare;");
+  out.line(1,
+           "for (stubjit::u64 stubjit_w = stubjit_run; stubjit_w < stubjit_n; stubjit_w *= 2) {");
+  out.line(2, "if (stubjit_mine > 0) {");
+  out.line(3,
+           "const stubjit::u64 stubjit_pair = stubjit_first / (2 * stubjit_w) * (2 * stubjit_w);");
+  out.line(3,
+           "const stubjit::u64 stubjit_na = stubjit::min_of<stubjit::u64>(stubjit_w, stubjit_n - "
+           "stubjit_pair);");
+  out.line(3,
+           "const stubjit::u64 stubjit_nb = stubjit::min_of<stubjit::u64>(stubjit_w, stubjit_n - "
+           "stubjit_pair - stubjit_na);");
+  out.line(3,
+           "stubjit::merge_outputs(*stubjit_src, stubjit_base + stubjit_pair, stubjit_na, "
+           "stubjit_nb, stubjit_first - stubjit_pair, stubjit_mine, stubjit_sort::less_t(),");
+  out.line(4, "[&](stubjit::u64 stubjit_o, stubjit::u64 stubjit_from_at) {");
+  out.line(5,
+           "stubjit_dst->move(stubjit_base + stubjit_first + stubjit_o, *stubjit_src, "
+           "stubjit_from_at);");
+  out.line(4, "});");
+  out.line(2, "}");
+  out.line(2, "STUBJIT_GROUP_BARRIER();");
+  out.line(2, "stubjit_sort::buffer* const stubjit_swap = stubjit_src;");
+  out.line(2, "stubjit_src = stubjit_dst;");
+  out.line(2, "stubjit_dst = stubjit_swap;");
+  out.line(1, "}");
+  out.line(1, "// The run ends in `to`: each thread copies its own positions back.");
+  out.line(1, "if (stubjit_src != &stubjit_to)");
+  out.line(2, "for (stubjit::u64 stubjit_j = 0; stubjit_j < stubjit_mine; ++stubjit_j)");
+  out.line(3,
+           "stubjit_to.move(stubjit_base + stubjit_first + stubjit_j, stubjit_spare, "
+           "stubjit_base + stubjit_first + stubjit_j);");
+  out.line(0, "}");
+}
+
+}  // namespace stubjit::detail

@@ -1,0 +1,134 @@
+#include "runtime/sort_launch.hpp"
+
+#include <memory>
+#include <optional>
+
+#include "runtime/reduce_launch.hpp"
+#include "stubjit/sort.h"
+
+namespace stubjit::detail {
+namespace {
+
+using u64 = std::uint64_t;
+
+static_assert(sizeof(SortParams) == 64, "SortParams and sort.h disagree");
+
+struct SortStubs {
+  const LoadedStub* runs = nullptr;
+  const LoadedStub* merge = nullptr;
+  std::shared_ptr<const LoadedStub> hold_runs, hold_merge;
+};
+
+StubIdentity identity_of(const KernelState& kernel, const StubVariant& variant) {
+  return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, variant);
+}
+
+// The stub of one stage; for a launch, the kernel's generic stub
+// (Specialize::background) where its own is still compiling.
+const LoadedStub& stage_stub(KernelState& kernel, const StubVariant& variant, bool launching,
+                             LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
+  StubIdentity identity = identity_of(kernel, variant);
+  const std::optional<StubIdentity> generic =
+      launching ? generic_stub_instead(kernel, identity) : std::nullopt;
+  if (generic) {
+    identity = *generic;
+    summary.generic = true;
+  }
+  bool compiled = false;
+  const LoadedStub& stub = stub_for(kernel, identity, compiled, hold);
+  summary.compiled = summary.compiled || compiled;
+  return stub;
+}
+
+// Both stages' stubs, the plan fitted to the registers of each (a GPU sort's parts
+// follow its groups' threads, so both stages run the same, final, layout).
+SortStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
+                     LaunchSummary& summary, bool launching, bool fit) {
+  SortStubs stubs;
+  stubs.runs = &stage_stub(kernel, planned.variant, launching, summary, stubs.hold_runs);
+  StubVariant merge = planned.variant;
+  merge.pattern = Pattern::sort_merge;
+  stubs.merge = &stage_stub(kernel, merge, launching, summary, stubs.hold_merge);
+  if (fit) {
+    fit_to_module(kernel, *stubs.runs->module, options, planned);
+    fit_to_module(kernel, *stubs.merge->module, options, planned);
+  }
+  refit(summary, planned);
+  return stubs;
+}
+
+// The bytes of one buffer: every segment's keys, then each payload's elements.
+u64 buffer_bytes(const KernelState& kernel, u64 total) {
+  u64 bytes = 0;
+  for (const Param& p : kernel.source.signature)
+    if (p.is_sort() || p.payload) bytes += sort_array_bytes(total, size_of(p.type));
+  return bytes;
+}
+
+}  // namespace
+
+LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* args,
+                          std::size_t count, const LaunchOptions& options, StreamState* stream) {
+  RuntimeState& runtime = *kernel.runtime;
+  ReduceLaunch planned;
+  plan_reduce_launch(kernel, domain, args, count, options, planned);
+  LaunchSummary summary = summary_of(planned);
+  if (planned.plan.dispatches.empty()) return summary;
+  Device& device = runtime.device_for("launch a kernel");
+  const SortStubs stubs = find_stubs(kernel, options, planned, summary, true, true);
+  // Both stages' plans checked before any memory is taken or anything issued.
+  device.check_plan(*stubs.runs->module, planned.plan);
+  device.check_plan(*stubs.merge->module, planned.plan);
+  const ReduceLayout& layout = planned.layout;
+  const u64 total = layout.segments * layout.length;
+  const u64 bytes = buffer_bytes(kernel, total);
+  const ReduceScratch::Lease scratch =
+      kernel.reduce_scratch.acquire(device, static_cast<std::size_t>(2 * bytes), 0);
+  const u64 buffers[2] = {reinterpret_cast<u64>(scratch.data()),
+                          reinterpret_cast<u64>(scratch.data()) + bytes};
+  SortParams params{};
+  params.parts = layout.parts;
+  params.part_length = layout.part_length;
+  params.total = total;
+  params.thread_run =
+      planned.device_threads ? static_cast<std::uint32_t>(device_sort_thread_run) : 0u;
+  params.to = buffers[0];
+  params.spare = buffers[1];
+  issue_stage(kernel, *stubs.runs, planned, &params, sizeof(params), true, stream);
+  // Runs of part_length in buffer 0; each pass merges pairs of them into the other
+  // buffer, the last (where one run is the whole segment) into the fields.
+  int from = 0;
+  for (u64 width = layout.part_length;; width *= 2) {
+    params.width = width;
+    params.from = buffers[from];
+    params.to = buffers[1 - from];
+    params.into_fields = width >= layout.length || 2 * width >= layout.length ? 1u : 0u;
+    issue_stage(kernel, *stubs.merge, planned, &params, sizeof(params), true, stream);
+    if (params.into_fields) break;
+    from = 1 - from;
+  }
+  // The buffers are the next launch's (or freed): wait for this one to finish first.
+  stream->synchronize();
+  runtime.launches.add();
+  return summary;
+}
+
+LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg* args,
+                           std::size_t count, const LaunchOptions& options,
+                           std::optional<StubIdentity>& identity) {
+  RuntimeState& runtime = *kernel.runtime;
+  ReduceLaunch planned;
+  plan_reduce_launch(kernel, domain, args, count, options, planned);
+  LaunchSummary summary = summary_of(planned);
+  if (planned.plan.dispatches.empty()) return summary;
+  const SortStubs stubs =
+      find_stubs(kernel, options, planned, summary, false, runtime.device != nullptr);
+  identity = identity_of(kernel, planned.variant);
+  if (runtime.device) {
+    runtime.device->check_plan(*stubs.runs->module, planned.plan);
+    runtime.device->check_plan(*stubs.merge->module, planned.plan);
+  }
+  return summary;
+}
+
+}  // namespace stubjit::detail

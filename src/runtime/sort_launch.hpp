@@ -1,0 +1,24 @@
+// Sort launches: a kernel with a sort parameter (sort<T>). They plan as a reduce launch
+// along the dimension sorted (reduce_launch.hpp, the layout plan/reduce_plan.hpp's
+// sort_layout), then run two stubs on the launch's stream over two buffers of scratch
+// (kernels/stubjit/sort.h): sort_runs once, each group's part evaluated and sorted,
+// then sort_merge once per pass, the runs merged in pairs, the last pass into the
+// fields.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "runtime/kernel_state.hpp"
+
+namespace stubjit::detail {
+
+// Kernel::launch and prepare for sort kernels. prepare finds (compiles) both stages'
+// stubs and gives the identity of the first's.
+LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* args,
+                          std::size_t count, const LaunchOptions& options, StreamState* stream);
+LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg* args,
+                           std::size_t count, const LaunchOptions& options,
+                           std::optional<StubIdentity>& identity);
+
+}  // namespace stubjit::detail
