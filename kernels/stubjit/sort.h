@@ -16,6 +16,10 @@
 
 #include "stubjit/config.h"
 
+#if defined(STUBJIT_DEVICE_COMPILER) && !defined(STUBJIT_GROUP_BARRIER)
+#define STUBJIT_GROUP_BARRIER() __syncthreads()
+#endif
+
 namespace stubjit {
 
 // What a sort launch passes after the packed arguments (the host side:
