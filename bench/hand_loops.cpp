@@ -7,7 +7,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <numeric>
+#include <parallel/algorithm>
 #include <vector>
 
 #ifdef STUBJIT_HAND_LOOPS_256
@@ -208,6 +210,11 @@ void hand_scan_sum_omp(const float* x, float* y, i64 n) {
     for (i64 k = lo; k < hi; ++k) y[k] = running += x[k];
   }
 }
+
+void hand_sort_std(float* x, i64 n) { std::sort(x, x + n); }
+void hand_stable_sort_std(float* x, i64 n) { std::stable_sort(x, x + n); }
+void hand_sort_parallel(float* x, i64 n) { __gnu_parallel::sort(x, x + n); }
+void hand_stable_sort_parallel(float* x, i64 n) { __gnu_parallel::stable_sort(x, x + n); }
 
 #endif  // STUBJIT_HAND_LOOPS_256
 

@@ -49,6 +49,15 @@ float hand_reduce_sum_simd(const float* x, std::int64_t n);
 void hand_scan_sum_std(const float* x, float* y, std::int64_t n);
 void hand_scan_sum_omp(const float* x, float* y, std::int64_t n);
 
+// n floats sorted in place, ascending (bench/sort_bench.cpp's baselines): std::sort and
+// std::stable_sort (one thread: the parallel policy needs TBB, not among the packages
+// used), and libstdc++'s parallel mode, __gnu_parallel::sort and stable_sort (OpenMP
+// multiway merge sorts, every core).
+void hand_sort_std(float* x, std::int64_t n);
+void hand_stable_sort_std(float* x, std::int64_t n);
+void hand_sort_parallel(float* x, std::int64_t n);
+void hand_stable_sort_parallel(float* x, std::int64_t n);
+
 // A plain copy of the bytes hand_yakl_columns must move at least, in the same columns
 // and the same OpenMP schedule: state to tend, density to w, theta to momentum (each
 // input read once, each output written once): the memory-bandwidth reference.

@@ -27,6 +27,7 @@ struct DumpFlags {
   bool dense = false;
   int dimension = -1;
   bool scan_partials = false;
+  bool sort_merge = false;
   bool stub_only = false;
 };
 
@@ -59,12 +60,13 @@ int dump(const DumpFlags& flags, bool as_json) {
   options.dense = flags.dense;
   options.reduce_dimension = flags.dimension;
   options.scan_partials = flags.scan_partials;
+  options.sort_merge = flags.sort_merge;
   // Group, reduce and scan stubs plan their groups whatever the mode (reduce and scan
   // stubs are numbered as spread).
   bool combining = false, grouped = false;
   for (const Param& param : description.source.signature) {
-    combining = combining || param.is_result();
-    grouped = grouped || param.kind == ParamKind::group || param.is_result();
+    combining = combining || param.is_result() || param.is_sort();
+    grouped = grouped || param.kind == ParamKind::group || param.is_result() || param.is_sort();
   }
   const StubDialect dialect = dialect_named(flags.dialect);
   if (dialect.takes_launch_bounds_and_warp_size) {
@@ -96,6 +98,7 @@ int dump(const DumpFlags& flags, bool as_json) {
                                         {"dense", options.dense},
                                         {"dimension", options.reduce_dimension},
                                         {"scan_partials", options.scan_partials},
+                                        {"sort_merge", options.sort_merge},
                                         {"source", text}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
@@ -148,12 +151,15 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
                     "over fields contiguous along its innermost dimension)");
   command
       ->add_option("--dimension", flags->dimension,
-                   "Reduce and scan kernels: the dimension combined along (default -1: the "
-                   "last; a result of rank 0 takes the whole domain)")
+                   "Reduce, scan and sort kernels: the dimension combined or sorted along "
+                   "(default -1: the last; a result of rank 0 takes the whole domain)")
       ->check(CLI::Range(-1, 7));
   command->add_flag("--scan-partials", flags->scan_partials,
                     "Scan kernels: the stub of the first stage (each part's combination), "
                     "which a launch that splits a pencil runs first");
+  command->add_flag("--sort-merge", flags->sort_merge,
+                    "Sort kernels: the stub of the merge passes rather than of the first stage "
+                    "(each part evaluated and sorted)");
   command->add_flag("--stub-only", flags->stub_only, "Leave out the embedded prelude");
   command->callback([&global, &action, flags] {
     action = [&global, flags] { return dump(*flags, global.json); };

@@ -149,10 +149,38 @@ void read_param(const json& p, const std::string& where, KernelDescription& out)
       param.rank = static_cast<int>(count_field(p, "rank", std::numeric_limits<int>::max(), where));
       binding = Binding::broadcast;
     }
+  } else if (kind == "sort" || kind == "payload") {
+    // One element per index: always projected, rank 0 (as a scan).
+    if ((p.contains("rank") &&
+         !(p["rank"].is_number_unsigned() && p["rank"].get<std::uint64_t>() == 0)) ||
+        (p.contains("binding") && p["binding"] != "projection"))
+      throw KernelFileError(where + ": a " + kind +
+                            " has rank 0 and is a projection (one element per index)");
+    param.kind = ParamKind::field;
+    param.type = element_type(string_field(p, "type", where), where);
+    param.access = Access::read_write;
+    binding = Binding::projection;
+    if (kind == "payload") {
+      if (p.contains("order") || p.contains("less"))
+        throw KernelFileError(where + ": 'order' and 'less' are for the keys (kind sort)");
+      param.payload = true;
+    } else if (p.contains("less")) {
+      if (p.contains("order"))
+        throw KernelFileError(where + ": a sort has an 'order' or a 'less' expression, not both");
+      param.sort = SortOrder::custom;
+      param.less = string_field(p, "less", where);
+    } else {
+      const std::string order = p.value("order", std::string("ascending"));
+      if (order != "ascending" && order != "descending")
+        throw KernelFileError(where + ": order must be ascending or descending, not '" + order +
+                              "'");
+      param.sort = order == "descending" ? SortOrder::descending : SortOrder::ascending;
+    }
   } else {
-    throw KernelFileError(where +
-                          ": kind must be scalar, in, inout, mask, index, result or scan, not '" +
-                          kind + "'");
+    throw KernelFileError(
+        where +
+        ": kind must be scalar, in, inout, mask, index, result, scan, sort or payload, not '" +
+        kind + "'");
   }
   if (p.contains("specialized")) {
     if (!p["specialized"].is_boolean())

@@ -4,6 +4,8 @@
 // through the same replaced operators.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <new>
 #include <thread>
@@ -209,6 +211,43 @@ TEST(HotPath, ScanLaunchesAllocateNothing) {
       want_rows[std::size_t(i * c + j)] = running += values[std::size_t(i * c + j)];
   }
   EXPECT_EQ(z.to_vector<std::int64_t>(), want_rows);
+}
+
+// Sort launches likewise: a long pencil (parts, merge passes, the kernel's buffers kept
+// from the first launch) and many short ones allocate nothing on a memory hit.
+TEST(HotPath, SortLaunchesAllocateNothing) {
+  Runtime runtime(test::cpu_options());
+  Kernel order = runtime.kernel(
+      KernelSource{"order_values", {sort<std::int64_t>("x"), payload<std::int32_t>("tag")}, ""});
+  const std::int64_t n = 1 << 18, r = 300, c = 50;
+  std::vector<std::int64_t> values(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::int64_t((i * 7919) % 1000);
+  Field x = runtime.allocate<std::int64_t>({n});
+  Field tag = runtime.allocate<std::int32_t>({n});
+  Field m = runtime.allocate<std::int64_t>({r, c});
+  Field mtag = runtime.allocate<std::int32_t>({r, c});
+  const Domain whole{n}, matrix{r, c};
+  std::uint32_t parts = 0;
+  const auto round = [&] {
+    parts = order.launch(whole, x, tag).reduce_parts;
+    order.launch(matrix, m, mtag);
+  };
+  x.copy_from(values);
+  round();  // compiles both stages, and takes the kernel's buffers
+  ASSERT_GT(parts, 1u) << "the long pencil should be split into parts";
+  x.copy_from(values);
+  m.copy_from(std::vector<std::int64_t>(values.begin(), values.begin() + r * c));
+  EXPECT_EQ(allocations_during([&] {
+              for (int i = 0; i < 5; ++i) round();
+            }),
+            0);
+  std::vector<std::int64_t> want = values;
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(x.to_vector<std::int64_t>(), want);
+  std::vector<std::int64_t> want_rows(values.begin(), values.begin() + r * c);
+  for (std::int64_t i = 0; i < r; ++i)
+    std::sort(want_rows.begin() + i * c, want_rows.begin() + (i + 1) * c);
+  EXPECT_EQ(m.to_vector<std::int64_t>(), want_rows);
 }
 
 // Launches that miss the thread's memo (another domain, mode or stream each time) still

@@ -3,7 +3,8 @@
 // stubjit::Error (a KernelFileError, SignatureError, ...): any other exception, a crash
 // or undefined behaviour is a finding. A stub that is generated must hold the user's
 // body verbatim after the stub's own code, and its entry point.
-// The first byte picks the dialect, mode, rank and index width; the rest is the file.
+// The first byte picks the dialect, mode, rank, index width and (a scan's or sort's)
+// stage; the rest is the file.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -34,6 +35,11 @@ StubOptions options_of(FuzzInput& in, const tool::KernelDescription& description
   options.bindings = description.bindings;
   if (options.dialect != "cpp") {
     options.warp_size = options.dialect == "cuda" ? 32 : 64;
+  }
+  // A scan's or sort's other stage (the partials, the merge passes) on bit 6.
+  for (const Param& param : description.source.signature) {
+    options.scan_partials = options.scan_partials || (param.is_scan() && (choice & 0x40) != 0);
+    options.sort_merge = options.sort_merge || (param.is_sort() && (choice & 0x40) != 0);
   }
   return options;
 }

@@ -442,6 +442,52 @@ TEST_F(Cli, DumpStubOfReduceAndScanKernelsIsTheLaunchsStub) {
   EXPECT_EQ(described["scan_partials"], true);
 }
 
+// A kernel file's sort and payload parameters: dump-stub prints the stubs a CPU
+// runtime's sort launches compile (--dimension, --sort-merge); a bad order is refused.
+TEST_F(Cli, DumpStubOfASortKernelIsTheLaunchsStub) {
+  const std::string file = dir_ / "order.json";
+  std::ofstream(file) << R"({"name": "order", "params": [{"name": "x", "kind": "sort",)"
+                      << R"( "type": "float", "less": "b < a"}, {"name": "p", "kind": "payload",)"
+                      << R"( "type": "int64"}, {"name": "i", "kind": "index"}],)"
+                      << R"( "body": "p = i[0];"})";
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.disk_cache = false;
+  Runtime runtime(options);
+  Kernel order = runtime.kernel(
+      {"order", {sort<float>("x", "b < a"), payload<std::int64_t>("p"), index("i")}, "p = i[0];"});
+  Field x = runtime.allocate<float>({6, 5});
+  Field p = runtime.allocate<std::int64_t>({6, 5});
+  LaunchOptions down;
+  down.reduce_dimension = 0;
+  const ChildReport runs = stubjit({"dump-stub", file, "--rank", "2", "--dimension", "0"});
+  ASSERT_EQ(runs.exit_code, 0) << runs.errors;
+  EXPECT_EQ(runs.output, order.stub_source(Domain{6, 5}, {x, p}, down));
+  EXPECT_NE(runs.output.find(", sort_runs along dimension 0, rank 2"), std::string::npos);
+  const ChildReport merge =
+      stubjit({"dump-stub", file, "--rank", "2", "--sort-merge", "--dialect", "cuda"});
+  ASSERT_EQ(merge.exit_code, 0) << merge.errors;
+  EXPECT_NE(merge.output.find("dialect cuda, sort_merge along dimension 1, rank 2"),
+            std::string::npos)
+      << merge.output.substr(0, 2000);
+  const json described = stubjit_json({"dump-stub", file, "--sort-merge"});
+  EXPECT_EQ(described["entry"], "stubjit_order_sort_merge_r1");
+  EXPECT_EQ(described["sort_merge"], true);
+  EXPECT_EQ(described["mode"], "spread");
+
+  const std::string both = dir_ / "both.json";
+  std::ofstream(both)
+      << R"({"name": "both", "params": [{"name": "x", "kind": "sort",)"
+      << R"( "type": "float", "less": "a < b", "order": "descending"}], "body": ""})";
+  const ChildReport refused = stubjit({"dump-stub", both});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.errors.find("an 'order' or a 'less' expression, not both"), std::string::npos)
+      << refused.errors;
+  const ChildReport not_sort = stubjit({"dump-stub", sample("row_sum.json"), "--sort-merge"});
+  EXPECT_EQ(not_sort.exit_code, 2);
+  EXPECT_NE(not_sort.errors.find("is no sort kernel"), std::string::npos) << not_sort.errors;
+}
+
 // A kernel file's filter and mask reach the stub as KernelSource::filter and mask<T> do.
 TEST_F(Cli, DumpStubOfAFilteredKernelIsTheLaunchsStub) {
   const std::string file = dir_ / "lower.json";
@@ -688,7 +734,7 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
        "unknown type 'float128'"},
       {R"({"name": "k", "params": [{"name": "y", "kind": "out", "type": "float"}], "body": ""})",
        {},
-       "kind must be scalar, in, inout, mask, index, result or scan"},
+       "kind must be scalar, in, inout, mask, index, result, scan, sort or payload"},
       {R"({"name": "k", "params": [{"name": "v", "kind": "result", "type": "float"}], "body": ""})",
        {},
        "'combiner' must be a string"},
@@ -1071,6 +1117,44 @@ TEST_F(Prewarm, ReduceAndScanLaunchesArePreparedStageByStage) {
   EXPECT_EQ(y.back(), 300000);
   EXPECT_EQ(runtime.counters().compiles, 0u);
   EXPECT_EQ(runtime.counters().disk_hits, 3u);
+}
+
+// Sort kernels: prewarm prepares both stages, so a launch compiles nothing.
+TEST_F(Prewarm, SortLaunchesArePreparedStageByStage) {
+  const std::string file = write_file(R"({"kernels": [
+    {"name": "down", "params": [{"name": "x", "kind": "sort", "type": "int32",
+       "order": "descending"}, {"name": "w", "kind": "payload", "type": "double"}],
+     "body": "", "launches": [{"domain": [100000]}]}]})");
+  const json report =
+      stubjit_json({"cache", "prewarm", file, "--target", "host", "--cache-dir", cache_root()});
+  EXPECT_EQ(statuses(report), (std::vector<std::string>{"compiled"}));
+  EXPECT_EQ(entries(), 2u);  // sort_runs and sort_merge
+
+  const ScopedEnv no_env_root("STUBJIT_CACHE_DIR", std::nullopt);
+  Runtime runtime(cpu_on_root());
+  Kernel down = runtime.kernel(
+      {"down", {sort<std::int32_t>("x", SortOrder::descending), payload<double>("w")}, ""});
+  std::vector<std::int32_t> keys(100000);
+  std::vector<double> w(keys.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    keys[k] = std::int32_t(k % 1000);
+    w[k] = double(k);
+  }
+  Field x = runtime.allocate<std::int32_t>({100000});
+  Field wf = runtime.allocate<double>({100000});
+  x.copy_from(keys);
+  wf.copy_from(w);
+  const LaunchSummary sorted = down.launch(Domain{100000}, x, wf);
+  EXPECT_FALSE(sorted.compiled);
+  EXPECT_GT(sorted.reduce_parts, 1u);
+  const std::vector<std::int32_t> got = x.to_vector<std::int32_t>();
+  const std::vector<double> moved = wf.to_vector<double>();
+  EXPECT_EQ(got.front(), 999);
+  EXPECT_EQ(got.back(), 0);
+  EXPECT_EQ(moved.front(), 999.0);   // the first 999, stably
+  EXPECT_EQ(moved.back(), 99000.0);  // the last 0
+  EXPECT_EQ(runtime.counters().compiles, 0u);
+  EXPECT_EQ(runtime.counters().disk_hits, 2u);
 }
 
 TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
