@@ -66,13 +66,18 @@ STUBJIT_HD u64 merge_split(const Key* a, u64 na, const Key* b, u64 nb, u64 diag,
 template <class Key, class Less, class Put>
 STUBJIT_HD void merge_run(const Key* a, u64 na, const Key* b, u64 nb, u64 i, u64 j, u64 count,
                           Less less, const Put& put) {
-  for (u64 o = 0; o < count; ++o) {
-    if (j >= nb || (i < na && !less(b[j], a[i]))) {
-      put(o, false, i++);
+  u64 o = 0;
+  // While both runs have keys left: one comparison per output. Then the rest of
+  // whichever run is left, without comparing.
+  while (o < count && i < na && j < nb) {
+    if (less(b[j], a[i])) {
+      put(o++, true, j++);
     } else {
-      put(o, true, j++);
+      put(o++, false, i++);
     }
   }
+  while (o < count && i < na) put(o++, false, i++);
+  while (o < count && j < nb) put(o++, true, j++);
 }
 
 // Outputs [begin, begin + count) of the merge of the runs at `at` of buffer x: a of

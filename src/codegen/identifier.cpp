@@ -215,11 +215,9 @@ void check_sort(const Param& param, const std::string& where) {
     throw SignatureError(where + " is both a sort's keys and a payload");
   }
   if ((param.is_sort() || param.payload) && !plain_field) {
-    throw SignatureError(where +
-                         (param.is_sort() ? " has a sort order; only a sort's keys"
-                                          : " is marked a payload; only a payload") +
-                         " (a read-write rank-0 field: " +
-                         (param.is_sort() ? "sort<T>" : "payload<T>") + ") is one");
+    throw SignatureError(where + (param.is_sort() ? " has a sort order" : " is marked a payload") +
+                         " but is no read-write rank-0 field (" +
+                         (param.is_sort() ? "sort<T>" : "payload<T>") + " makes one)");
   }
   const bool complex =
       param.type == ElementType::complex_f32 || param.type == ElementType::complex_f64;

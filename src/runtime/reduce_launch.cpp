@@ -299,8 +299,9 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
                                          ", which is no ReduceUpdate");
   }
   if (options.tile.rank != 0) {
-    throw ArgumentError(
-        "", kernel_name(kernel) + " is a reduce kernel: it runs once per index, and takes no tile");
+    const char* what = result.is_sort() ? "sort" : result.is_scan() ? "scan" : "reduce";
+    throw ArgumentError("", kernel_name(kernel) + " is a " + what +
+                                " kernel: it runs once per index, and takes no tile");
   }
   bind(kernel, domain, args, count, out.bound);
   out.scan = result.is_scan();

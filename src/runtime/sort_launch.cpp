@@ -102,7 +102,7 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
     params.width = width;
     params.from = buffers[from];
     params.to = buffers[1 - from];
-    params.into_fields = width >= layout.length || 2 * width >= layout.length ? 1u : 0u;
+    params.into_fields = 2 * width >= layout.length ? 1u : 0u;
     issue_stage(kernel, *stubs.merge, planned, &params, sizeof(params), true, stream);
     if (params.into_fields) break;
     from = 1 - from;

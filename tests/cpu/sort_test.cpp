@@ -356,6 +356,15 @@ TEST(SortErrors, LaunchesThatCannotRunAreRefusedAndWriteNothing) {
                                 },
                                 {"outside the field's extent"});
   expect_refused<ArgumentError>(runtime, [&] { kernel.launch(Domain{8, 4}, x, x); }, {"'p'"});
+  Kernel twice = runtime.kernel({"sort_aliased", {sort<double>("x"), payload<double>("w")}, ""});
+  expect_refused<ArgumentError>(runtime, [&] { twice.launch(Domain{8, 4}, x, x); }, {"'w'"});
+  LaunchOptions tiled;
+  tiled.tile = Tile{2, 2};
+  expect_refused<ArgumentError>(runtime,
+                                [&] {
+                                  kernel.launch(tiled, Domain{8, 4}, x, p);
+                                },
+                                {"is a sort kernel", "takes no tile"});
   expect_refused<ArgumentError>(runtime,
                                 [&] {
                                   (void)kernel.reduce<double>(Domain{8, 4}, p);
@@ -398,10 +407,11 @@ TEST(SortErrors, SignaturesThatCannotSortAreRefused) {
   refused({sort<double>("x")}, "moves every element", "i[0] > 0");
   Param ranked = sort<double>("x");
   ranked.rank = 1;
-  refused({ranked}, "only a sort's keys");
+  refused({ranked}, "has a sort order but is no read-write rank-0 field (sort<T> makes one)");
   Param read_only_payload = payload<double>("p");
   read_only_payload.access = Access::read_only;
-  refused({sort<double>("x"), read_only_payload}, "only a payload");
+  refused({sort<double>("x"), read_only_payload},
+          "is marked a payload but is no read-write rank-0 field (payload<T> makes one)");
   Param both = sort<double>("x");
   both.payload = true;
   refused({both}, "both a sort's keys and a payload");
