@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "stubjit/domain.hpp"
@@ -180,6 +181,31 @@ struct LaunchSummary {
   std::uint32_t reduce_parts = 0;
 };
 
+// How Kernel::repeat runs a kernel until its flag says stop (docs/patterns.md).
+struct RepeatOptions {
+  // Each iteration's launch (its reduce_update is ignored: each iteration's flag is its
+  // own).
+  LaunchOptions launch{};
+  // At most this many iterations (1 or more); a loop that has not stopped by then
+  // returns with RepeatSummary::converged false.
+  std::int64_t max_iterations = 1 << 20;
+  // Double buffers: after each iteration that does not stop the loop, the two fields of
+  // each pair trade places among the arguments (every argument that is the first
+  // becomes the second, and the other way round), so that what one iteration wrote is
+  // what the next reads. The two must have the same type and extents.
+  std::vector<std::pair<Field, Field>> swaps{};
+};
+
+struct RepeatSummary {
+  std::int64_t iterations = 0;  // the launches run
+  bool converged = false;       // the flag said stop within max_iterations
+  // The last iteration ran with the swaps' pairs traded (an odd number of trades):
+  // what it wrote is in the pair's first field where its arguments started with the
+  // second there.
+  bool swapped = false;
+  bool compiled = false;  // an iteration compiled its stub
+};
+
 // A compiled stub's bytes, as the runtime's backend made them (Kernel::binary).
 struct StubBinary {
   // "cubin" or "ptx" (CUDA), "amdgpu-code-object" (HIP), "elf-shared-object" (CPU: an
@@ -238,6 +264,27 @@ class STUBJIT_API Kernel {
   // The same with the arguments as an array; writes the value's bytes to `value`.
   LaunchSummary reduce_args(const Domain& domain, const Arg* args, std::size_t count,
                             const LaunchOptions& options, ElementType type, void* value);
+
+  // IrGL's loop: launches a reduce kernel whose result is a rank-0 bool flag again and
+  // again, each launch's flag its own, until the flag says stop: a result with
+  // Combiner::any stops after the first launch where no index set it ("nothing
+  // changed"), one with Combiner::all after the first where every index did ("all
+  // done"). `args` are the launch's arguments without the result, as for reduce;
+  // RepeatOptions::swaps trades double buffers between iterations. Throws before
+  // anything runs (ArgumentError) for another kernel or bad options; waits for the
+  // last launch. On the CPU backend the flag is in host memory; on a GPU each
+  // iteration waits for its launch and copies the flag back (one byte).
+  template <class... A>
+  RepeatSummary repeat(const Domain& domain, A&&... args) {
+    return repeat(RepeatOptions{}, domain, std::forward<A>(args)...);
+  }
+  template <class... A>
+  RepeatSummary repeat(const RepeatOptions& options, const Domain& domain, A&&... args) {
+    const std::array<Arg, sizeof...(A)> packed{Arg(std::forward<A>(args))...};
+    return repeat_args(domain, packed.data(), packed.size(), options);
+  }
+  RepeatSummary repeat_args(const Domain& domain, const Arg* args, std::size_t count,
+                            const RepeatOptions& options);
 
   // Compiles, or finds in memory or on disk, the stub a launch with these arguments
   // would need, and returns without running the kernel: the following launch is a

@@ -300,6 +300,39 @@ KernelState::KernelState(std::shared_ptr<RuntimeState> rt, KernelSource src)
   }
 }
 
+void check_arguments_but_result(const KernelState& kernel, std::size_t count, const char* call) {
+  const Param* result = kernel.result;
+  // Counted here so that the error leaves the result out.
+  std::size_t expected = 0;
+  std::string names;
+  for (const Param& p : kernel.source.signature) {
+    if (!takes_argument(p) || &p == result) continue;
+    ++expected;
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  if (count != expected) {
+    throw ArgumentError("", std::string(call) + " of kernel '" + kernel.source.name + "' takes " +
+                                std::to_string(expected) + " argument" +
+                                (expected == 1 ? "" : "s") + " (" + names + "; the result '" +
+                                result->name + "' is its own), got " + std::to_string(count));
+  }
+}
+
+std::vector<Arg> arguments_with_result(const KernelState& kernel, const Arg* args,
+                                       std::size_t count, const Field& result) {
+  std::vector<Arg> all;
+  all.reserve(count + 1);
+  std::size_t next = 0;
+  for (const Param& p : kernel.source.signature) {
+    if (&p == kernel.result) {
+      all.emplace_back(result);
+    } else if (takes_argument(p)) {
+      all.push_back(args[next++]);
+    }
+  }
+  return all;
+}
+
 }  // namespace detail
 
 const std::string& Kernel::name() const {
@@ -401,33 +434,10 @@ LaunchSummary Kernel::reduce_args(const Domain& domain, const Arg* args, std::si
                                           "', whose result '" + result->name + "' is " +
                                           name_of(result->type));
   }
-  // The arguments with the result's field where the signature has it: every argument
-  // but the result's, counted here so that the error leaves the result out.
-  std::size_t expected = 0;
-  std::string names;
-  for (const Param& p : kernel.source.signature) {
-    if (!takes_argument(p) || &p == result) continue;
-    ++expected;
-    names += (names.empty() ? "" : ", ") + p.name;
-  }
-  if (count != expected) {
-    throw ArgumentError("", "Kernel::reduce of kernel '" + kernel.source.name + "' takes " +
-                                std::to_string(expected) + " argument" +
-                                (expected == 1 ? "" : "s") + " (" + names + "; the result '" +
-                                result->name + "' is its own), got " + std::to_string(count));
-  }
+  detail::check_arguments_but_result(kernel, count, "Kernel::reduce");
   detail::RuntimeState& runtime = *kernel.runtime;
   const Field field = detail::allocate_field(kernel.runtime, type, {}, Layout::row_major);
-  std::vector<Arg> all;
-  all.reserve(count + 1);
-  std::size_t next = 0;
-  for (const Param& p : kernel.source.signature) {
-    if (&p == result) {
-      all.emplace_back(field);
-    } else if (takes_argument(p)) {
-      all.push_back(args[next++]);
-    }
-  }
+  const std::vector<Arg> all = detail::arguments_with_result(kernel, args, count, field);
   LaunchOptions assign = options;
   assign.reduce_update = ReduceUpdate::assign;
   const LaunchSummary summary = launch_args(domain, all.data(), all.size(), assign);

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "plan/reduce_plan.hpp"
 #include "runtime/kernel_state.hpp"
@@ -40,6 +41,13 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
 // sort's too).
 Plan reduce_kernel_plan(const KernelState& kernel, const Domain& domain,
                         std::optional<Mode> forced);
+
+// Kernel::reduce and repeat: ArgumentError unless `count` is the number of the
+// kernel's arguments but its result's (`call` names the caller in the message).
+void check_arguments_but_result(const KernelState& kernel, std::size_t count, const char* call);
+// The `count` arguments with `result` where the signature has the result.
+std::vector<Arg> arguments_with_result(const KernelState& kernel, const Arg* args,
+                                       std::size_t count, const Field& result);
 
 // Kernel::launch, prepare and reduce for reduce kernels.
 LaunchSummary launch_reduce(KernelState& kernel, const Domain& domain, const Arg* args,

@@ -15,7 +15,10 @@
 //   - empty domains: combine leaves the result, assign writes the identity;
 //   - custom combiners, whole and along a dimension;
 //   - exact sums and products over the other element types (u8, i16, u64, float16,
-//     bfloat16, complex<float>, complex<double>, f64).
+//     bfloat16, complex<float>, complex<double>, f64);
+//   - Kernel::repeat: the levels of a line graph pulled between double buffers until
+//     nothing changes (an Any flag copied back each iteration), halvings until all are
+//     zero (an All flag).
 // On the public API only.
 #pragma once
 
@@ -625,6 +628,51 @@ inline void check_other_element_types(Runtime& runtime) {
     Field x = holding(runtime, {n}, values);
     EXPECT_EQ(product.reduce<double>(options, Domain{n}, x), std::ldexp(1.0, exponent));
   }
+}
+
+// Kernel::repeat on a GPU: each iteration's flag comes back from the device. The
+// levels of a path 0 - 1 - ... - n-1 from vertex 0, pulled from the neighbours' levels
+// of the iteration before (double buffers traded between iterations) until nothing
+// changes: n iterations, the last changing nothing. Then halvings until every element
+// is zero (All): 1024 takes 11.
+inline void check_repeat_until_flag(Runtime& runtime) {
+  Kernel step = runtime.kernel(
+      {"path_level",
+       {index("v"), in<i32>("level", 1), inout<i32>("next"),
+        result<bool>("changed", Combiner::any)},
+       "const stubjit::i64 u = v[0];\n"
+       "int best = level(u);\n"
+       "if (u > 0 && level(u - 1) != 2147483647 && level(u - 1) + 1 < best) best = level(u - 1) + "
+       "1;\n"
+       "if (u + 1 < level.extent(0) && level(u + 1) != 2147483647 && level(u + 1) + 1 < best)\n"
+       "  best = level(u + 1) + 1;\n"
+       "next = best;\n"
+       "changed = best != level(u);"});
+  const i64 n = 100;
+  std::vector<i32> initial(static_cast<std::size_t>(n), std::numeric_limits<i32>::max());
+  initial[0] = 0;
+  Field a = holding(runtime, {n}, initial);
+  Field b = holding(runtime, {n}, initial);
+  RepeatOptions options;
+  options.launch.group_size = 64;
+  options.swaps = {{a, b}};
+  const RepeatSummary summary = step.repeat(options, Domain{n}, a, b);
+  EXPECT_TRUE(summary.converged);
+  EXPECT_EQ(summary.iterations, n);
+  EXPECT_EQ(summary.swapped, n % 2 == 0);
+  std::vector<i32> want(static_cast<std::size_t>(n));
+  for (i64 k = 0; k < n; ++k) want[std::size_t(k)] = i32(k);
+  EXPECT_EQ((summary.swapped ? a : b).to_vector<i32>(), want);
+
+  Kernel halve = runtime.kernel({"halve_all",
+                                 {inout<i64>("x"), result<bool>("done", Combiner::all)},
+                                 "x = x / 2; done = x == 0;"});
+  const std::vector<i64> values = {1000, 3, 0, 77, 1023, 1024, 5};
+  Field x = holding(runtime, {i64(values.size())}, values);
+  const RepeatSummary halved = halve.repeat(Domain{i64(values.size())}, x);
+  EXPECT_TRUE(halved.converged);
+  EXPECT_EQ(halved.iterations, 11);
+  EXPECT_EQ(x.to_vector<i64>(), std::vector<i64>(values.size(), 0));
 }
 
 }  // namespace stubjit::test::reduce

@@ -35,6 +35,7 @@ CUDA_REDUCE_TEST(RankThreeDomainAlongEachDimensionCombinedAndAssigned,
 CUDA_REDUCE_TEST(EmptyDomainsLeaveOrAssignTheIdentity, check_empty_domains)
 CUDA_REDUCE_TEST(CustomCombinersWholeAndAlongADimension, check_custom_combiners)
 CUDA_REDUCE_TEST(OtherElementTypesSumAndMultiplyExactly, check_other_element_types)
+CUDA_REDUCE_TEST(RepeatUntilAnyAndAllFlagsSayStop, check_repeat_until_flag)
 
 }  // namespace
 }  // namespace stubjit

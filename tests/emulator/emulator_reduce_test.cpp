@@ -42,6 +42,7 @@ EMULATED_REDUCE_TEST(RankThreeDomainAlongEachDimensionCombinedAndAssigned,
 EMULATED_REDUCE_TEST(EmptyDomainsLeaveOrAssignTheIdentity, check_empty_domains)
 EMULATED_REDUCE_TEST(CustomCombinersWholeAndAlongADimension, check_custom_combiners)
 EMULATED_REDUCE_TEST(OtherElementTypesSumAndMultiplyExactly, check_other_element_types)
+EMULATED_REDUCE_TEST(RepeatUntilAnyAndAllFlagsSayStop, check_repeat_until_flag)
 
 // What the emulator compiled was the GPU dialect's reduce stub, in the index width of
 // the configuration.

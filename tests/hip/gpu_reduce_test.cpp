@@ -38,6 +38,7 @@ HIP_REDUCE_TEST(RankThreeDomainAlongEachDimensionCombinedAndAssigned,
 HIP_REDUCE_TEST(EmptyDomainsLeaveOrAssignTheIdentity, check_empty_domains)
 HIP_REDUCE_TEST(CustomCombinersWholeAndAlongADimension, check_custom_combiners)
 HIP_REDUCE_TEST(OtherElementTypesSumAndMultiplyExactly, check_other_element_types)
+HIP_REDUCE_TEST(RepeatUntilAnyAndAllFlagsSayStop, check_repeat_until_flag)
 
 }  // namespace
 }  // namespace stubjit
