@@ -189,10 +189,11 @@ struct RepeatOptions {
   // At most this many iterations (1 or more); a loop that has not stopped by then
   // returns with RepeatSummary::converged false.
   std::int64_t max_iterations = 1 << 20;
-  // Double buffers: after each iteration that does not stop the loop, the two fields of
-  // each pair trade places among the arguments (every argument that is the first
-  // becomes the second, and the other way round), so that what one iteration wrote is
-  // what the next reads. The two must have the same type and extents.
+  // Double buffers: after each iteration but the last (whether the flag or
+  // max_iterations ended the loop), the two fields of each pair trade places among the
+  // arguments (every argument that is the first becomes the second, and the other way
+  // round), so that what one iteration wrote is what the next reads. The two must have
+  // the same type, extents, strides and access; a field trades in one pair only.
   std::vector<std::pair<Field, Field>> swaps{};
 };
 
@@ -203,7 +204,7 @@ struct RepeatSummary {
   // what it wrote is in the pair's first field where its arguments started with the
   // second there.
   bool swapped = false;
-  bool compiled = false;  // an iteration compiled its stub
+  bool compiled = false;  // the loop compiled its stub (before or in its first iteration)
 };
 
 // A compiled stub's bytes, as the runtime's backend made them (Kernel::binary).

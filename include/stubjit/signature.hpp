@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "stubjit/error.hpp"
 #include "stubjit/export.hpp"
 #include "stubjit/types.hpp"
 
@@ -252,8 +253,9 @@ Param result(std::string name, std::string combine, std::string identity, int ra
 // The output of a scan along one dimension (docs/patterns.md): the kernel becomes a scan
 // kernel. Its body runs once per index of the domain and sets `name` (a T&, holding the
 // field's own element until set: an empty body scans the field in place) to the
-// element's value. The launch binds a read-write field of the domain's rank and counts
-// to it, and writes each of its elements the combination, with `combiner`, of the
+// element's value. The launch binds a read-write field of the domain's rank to it, one
+// element per index as for a projected field (a larger or strided field is fine), and
+// writes each of its elements the combination, with `combiner`, of the
 // values along the dimension LaunchOptions::reduce_dimension names (-1: the last) up
 // to its position: with it (ScanKind::inclusive) or before it (exclusive). Rank 1 is
 // the plain prefix sum; over a higher rank every pencil is scanned on its own.
@@ -276,13 +278,20 @@ Param scan(std::string name, std::string combine, std::string identity,
 // The keys of a sort along one dimension (docs/patterns.md): the kernel becomes a sort
 // kernel. Its body runs once per index of the domain and may set `name` (a T&, holding
 // the field's own element until set: an empty body sorts the field as it is) and its
-// payloads. The launch binds a read-write field of the domain's rank and counts to it
-// and sorts every pencil along the dimension LaunchOptions::reduce_dimension names (-1:
-// the last) in place, stably: keys that compare equal keep their order, and the
-// payloads' elements (payload<T>) move with their keys. Built-in orders take every
-// element type but the complex ones; floating-point NaNs go last.
+// payloads. The launch binds a read-write field of the domain's rank to it, one element
+// per index as for a projected field (a larger or strided field is fine: the elements
+// outside the domain stay where they are), and sorts every pencil along the dimension
+// LaunchOptions::reduce_dimension names (-1: the last) in place, stably: keys that compare equal
+// keep their order, and the payloads' elements (payload<T>) move with their keys. Built-in orders
+// take every element type but the complex ones; floating-point NaNs go last. SortOrder::none is a
+// SignatureError (it would make the keys a plain read-write field).
 template <class T>
 Param sort(std::string name, SortOrder order = SortOrder::ascending) {
+  if (order == SortOrder::none) {
+    throw SignatureError("sort<T>(\"" + name +
+                         "\", SortOrder::none): a sort's keys need an order (ascending, "
+                         "descending, or a less expression)");
+  }
   Param param{ParamKind::field, std::move(name), element_type_v<T>, 0, Access::read_write};
   param.sort = order;
   return param;
@@ -290,8 +299,8 @@ Param sort(std::string name, SortOrder order = SortOrder::ascending) {
 
 // A sort by a comparison of the user's: `less`, an expression over `a` and `b` (two
 // keys of type T, the kernel's helpers in scope) true where a goes before b, e.g.
-// "(a < 0 ? -a : a) < (b < 0 ? -b : b)". It must be a strict weak order; keys it calls equivalent
-// keep their order.
+// "(a < 0 ? -a : a) < (b < 0 ? -b : b)". It must be a strict weak order; keys it
+// calls equivalent keep their order.
 template <class T>
 Param sort(std::string name, std::string less) {
   Param param = sort<T>(std::move(name), SortOrder::custom);
@@ -299,8 +308,8 @@ Param sort(std::string name, std::string less) {
   return param;
 }
 
-// A payload of a sort kernel: a read-write field of the domain's rank and counts,
-// like the keys', whose elements move with the keys (the body sees the element, a
+// A payload of a sort kernel: a read-write field of the domain's rank bound as the
+// keys' is, whose elements move with the keys (the body sees the element, a
 // T&, and may set it: e.g. `perm = i[0];` leaves the sorting permutation in it).
 template <class T>
 Param payload(std::string name) {

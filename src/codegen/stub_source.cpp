@@ -66,7 +66,7 @@ void check_pattern_options(const KernelSource& kernel, const StubOptions& option
       throw Error("kernel '" + kernel.name + "' is no sort kernel: it has no merge stage");
     if (options.reduce_dimension != -1)
       throw Error("kernel '" + kernel.name +
-                  "' is no reduce or scan kernel: it combines along no dimension");
+                  "' is no reduce, scan or sort kernel: it works along no dimension");
     return;
   }
   const std::string what = result->is_sort() ? "sort" : result->is_scan() ? "scan" : "reduce";
@@ -93,8 +93,9 @@ void check_pattern_options(const KernelSource& kernel, const StubOptions& option
     const Binding needed =
         result->is_scan() || result->is_sort() ? Binding::projection : Binding::broadcast;
     if (options.bindings[i] != needed)
-      throw Error(what + " parameter '" + param.name + "' must be bound as " + name_of(needed) +
-                  " (got " + name_of(options.bindings[i]) + ")");
+      throw Error(std::string(param.payload ? "payload" : what.c_str()) + " parameter '" +
+                  param.name + "' must be bound as " + name_of(needed) + " (got " +
+                  name_of(options.bindings[i]) + ")");
   }
   if (!result->is_scan() && !result->is_sort() && result->rank > 0 &&
       result->rank != options.rank - 1) {

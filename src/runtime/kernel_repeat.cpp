@@ -1,8 +1,10 @@
 // Kernel::repeat: IrGL's loop of a kernel until its Any or All flag says stop
-// (docs/patterns.md). Every check is made before the first launch; each iteration is
-// an ordinary reduce launch (a memory hit after the first) whose flag is assigned, then
-// read back (on the CPU backend from host memory: no transfer), and the double buffers
-// traded before the next.
+// (docs/patterns.md). Every check is made before the first launch: the options here,
+// the arguments as the first iteration has them by that launch's own checks, and as
+// the iterations after a trade have them by preparing that launch (which binds and
+// plans it and finds or compiles its stub). Each iteration is an ordinary reduce
+// launch whose flag is assigned, then read back (on the CPU backend from host memory:
+// no transfer), and the double buffers traded before the next.
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,8 +45,9 @@ bool same_field(const Field& a, const Field& b) {
          a.strides() == b.strides();
 }
 
-// Each swap: two fields of the same type and extents, not the same field, each among
-// the arguments.
+// Each swap: two fields of the same type, extents, strides and access (so that either
+// order binds to the same stub), not the same field, each among the arguments and in no
+// other swap.
 void check_swaps(const detail::KernelState& kernel, const std::vector<Arg>& args,
                  const RepeatOptions& options) {
   for (std::size_t s = 0; s < options.swaps.size(); ++s) {
@@ -54,7 +57,21 @@ void check_swaps(const detail::KernelState& kernel, const std::vector<Arg>& args
     if (first.type() != second.type() || first.extents() != second.extents()) {
       throw ArgumentError("", where + " pairs fields of different types or extents");
     }
+    if (first.strides() != second.strides() || first.writable() != second.writable()) {
+      throw ArgumentError("", where +
+                                  " pairs fields of different strides or access (a trade "
+                                  "would change the launch's stub or bindings)");
+    }
     if (same_field(first, second)) throw ArgumentError("", where + " pairs a field with itself");
+    for (std::size_t t = 0; t < s; ++t) {
+      for (const Field* field : {&first, &second}) {
+        const auto& [earlier_first, earlier_second] = options.swaps[t];
+        if (same_field(*field, earlier_first) || same_field(*field, earlier_second)) {
+          throw ArgumentError("", where + " holds a field of swap " + std::to_string(t) +
+                                      " too; each field trades in one pair");
+        }
+      }
+    }
     for (const Field* field : {&first, &second}) {
       bool found = false;
       for (const Arg& arg : args)
@@ -67,14 +84,19 @@ void check_swaps(const detail::KernelState& kernel, const std::vector<Arg>& args
   }
 }
 
+// Every argument that is a pair's field becomes the pair's other (no field is in two
+// pairs: check_swaps).
 void trade(std::vector<Arg>& args, const RepeatOptions& options) {
-  for (const auto& [first, second] : options.swaps) {
-    for (Arg& arg : args) {
-      if (arg.kind() != Arg::Kind::field) continue;
+  for (Arg& arg : args) {
+    if (arg.kind() != Arg::Kind::field) continue;
+    for (const auto& [first, second] : options.swaps) {
       if (same_field(*arg.field(), first)) {
         arg = Arg(second);
-      } else if (same_field(*arg.field(), second)) {
+        break;
+      }
+      if (same_field(*arg.field(), second)) {
         arg = Arg(first);
+        break;
       }
     }
   }
@@ -98,23 +120,28 @@ RepeatSummary Kernel::repeat_args(const Domain& domain, const Arg* args, std::si
   check_swaps(kernel, all, options);
   LaunchOptions launch = options.launch;
   launch.reduce_update = ReduceUpdate::assign;
-  // Anything else wrong is the first launch's to find, before it runs.
-  const bool stop_when = flag.combiner == Combiner::all;  // all: done; any: nothing changed
   RepeatSummary summary;
+  if (!options.swaps.empty() && options.max_iterations > 1) {
+    // The arguments after a trade: bound (types, access, aliasing), planned and their
+    // stub found or compiled now, not after the first iteration has written a buffer.
+    std::vector<Arg> traded = all;
+    trade(traded, options);
+    summary.compiled = prepare_args(domain, traded.data(), traded.size(), launch).compiled;
+  }
+  // The arguments as they are: the first launch's own checks, before it runs.
+  const bool stop_when = flag.combiner == Combiner::all;  // all: done; any: nothing changed
   for (;;) {
     const LaunchSummary launched = launch_args(domain, all.data(), all.size(), launch);
     ++summary.iterations;
     summary.compiled = summary.compiled || launched.compiled;
+    // A reduce launch always runs a group (an empty domain's writes the identity: an
+    // empty any stops the loop, an empty all too).
+    if (launched.dispatches == 0) throw Error(call_of(kernel) + " ran no group");
+    detail::StreamState* stream =
+        launch.stream ? launch.stream->state() : kernel.runtime->default_stream.get();
+    stream->synchronize();
     bool value = !stop_when;
-    if (launched.dispatches > 0) {
-      // An empty domain's flag is the identity: an empty any stops, an empty all too.
-      detail::StreamState* stream =
-          launch.stream ? launch.stream->state() : kernel.runtime->default_stream.get();
-      stream->synchronize();
-      field.copy_to_bytes(&value, sizeof value);
-    } else {
-      value = stop_when;
-    }
+    field.copy_to_bytes(&value, sizeof value);
     if (value == stop_when) {
       summary.converged = true;
       break;

@@ -114,11 +114,15 @@ void reverse_result_slot(const KernelState& kernel, const Param& result, int ran
 }
 
 // The threads of a GPU group: what the launch asks for, else enough for the
-// segment's values up to 256, in whole warps.
-std::uint32_t reduce_threads(const KernelState& kernel, const LaunchOptions& options, u64 length) {
+// segment's values up to 256, in whole warps (a sort's: one per thread run of
+// device_sort_thread_run values).
+std::uint32_t reduce_threads(const KernelState& kernel, const LaunchOptions& options, u64 length,
+                             bool sort) {
   const DeviceLimits& limits = kernel.runtime->limits;
   const u64 warp = std::max<u64>(limits.warp_size, 1);
-  const u64 wanted = std::min<u64>(256, std::max<u64>(warp, (length + warp - 1) / warp * warp));
+  const u64 per_thread = sort ? device_sort_thread_run : 1;
+  const u64 threads = (length + per_thread - 1) / per_thread;
+  const u64 wanted = std::min<u64>(256, std::max<u64>(warp, (threads + warp - 1) / warp * warp));
   return group_threads(options.group_size, static_cast<std::uint32_t>(wanted), kernel.source.block,
                        limits);
 }
@@ -335,7 +339,7 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
   }
   out.layout.segments = segments;
   out.layout.length = length;
-  const std::uint32_t threads = reduce_threads(kernel, options, length);
+  const std::uint32_t threads = reduce_threads(kernel, options, length, out.sort);
   plan_groups(kernel, options, threads, out);
 
   StubVariant& v = out.variant;
@@ -373,7 +377,7 @@ Plan reduce_kernel_plan(const KernelState& kernel, const Domain& domain,
   planned.layout.length = length;
   LaunchOptions options;
   options.mode = forced;
-  plan_groups(kernel, options, reduce_threads(kernel, options, length), planned);
+  plan_groups(kernel, options, reduce_threads(kernel, options, length, planned.sort), planned);
   return planned.plan;
 }
 

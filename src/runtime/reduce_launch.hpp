@@ -42,8 +42,9 @@ void plan_reduce_launch(const KernelState& kernel, const Domain& domain, const A
 Plan reduce_kernel_plan(const KernelState& kernel, const Domain& domain,
                         std::optional<Mode> forced);
 
-// Kernel::reduce and repeat: ArgumentError unless `count` is the number of the
-// kernel's arguments but its result's (`call` names the caller in the message).
+// Kernel::reduce and repeat, for a kernel with a result (kernel.result set):
+// ArgumentError unless `count` is the number of the kernel's arguments but its
+// result's (`call` names the caller in the message).
 void check_arguments_but_result(const KernelState& kernel, std::size_t count, const char* call);
 // The `count` arguments with `result` where the signature has the result.
 std::vector<Arg> arguments_with_result(const KernelState& kernel, const Arg* args,

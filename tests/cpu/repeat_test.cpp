@@ -121,6 +121,45 @@ TEST(Repeat, ABreadthFirstSearchRunsUntilNothingChangesBetweenDoubleBuffers) {
   EXPECT_EQ((summary.swapped ? b : a).to_vector<i32>(), want);
 }
 
+// A loop that stops at max_iterations part-way through the search: the buffers differ,
+// and the one the summary names holds what the last iteration wrote (levels up to the
+// iteration count), the other what it read (one level less), for an odd and an even
+// count.
+TEST(Repeat, TheSummaryNamesTheBufferTheLastIterationWrote) {
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel step = runtime.kernel(bfs_step());
+  const Graph g = grid_graph(30, 20);
+  const i64 n = g.vertices();
+  const std::vector<i32> levels = host_bfs(g, 0);
+  Field start = runtime.allocate<i64>({n + 1});
+  Field adj = runtime.allocate<i32>({i64(g.adj.size())});
+  start.copy_from(g.start);
+  adj.copy_from(g.adj);
+  const auto up_to = [&](i64 k) {
+    std::vector<i32> want = levels;
+    for (i32& d : want)
+      if (d > k) d = unreached;
+    return want;
+  };
+  for (const i64 most : {i64(5), i64(6)}) {
+    Field a = runtime.allocate<i32>({n});
+    Field b = runtime.allocate<i32>({n});
+    std::vector<i32> initial(static_cast<std::size_t>(n), unreached);
+    initial[0] = 0;
+    a.copy_from(initial);
+    b.copy_from(initial);
+    RepeatOptions options;
+    options.max_iterations = most;
+    options.swaps = {{a, b}};
+    const RepeatSummary summary = step.repeat(options, Domain{n}, start, adj, a, b);
+    EXPECT_FALSE(summary.converged);
+    EXPECT_EQ(summary.iterations, most);
+    EXPECT_EQ(summary.swapped, most % 2 == 0);
+    EXPECT_EQ((summary.swapped ? a : b).to_vector<i32>(), up_to(most)) << most;
+    EXPECT_EQ((summary.swapped ? b : a).to_vector<i32>(), up_to(most - 1)) << most;
+  }
+}
+
 TEST(Repeat, AnAllFlagRunsUntilEveryIndexIsDone) {
   Runtime runtime(test::cpu_memory_only_options());
   Kernel halve = runtime.kernel({"halve",
@@ -173,6 +212,10 @@ TEST(Repeat, KernelsAndOptionsThatCannotLoopAreRefusedAndNothingRuns) {
       runtime.kernel({"step",
                       {in<i64>("x"), inout<i64>("y"), result<bool>("changed", Combiner::any)},
                       "y = x; changed = false;"});
+  Kernel step3 = runtime.kernel(
+      {"step3",
+       {in<i64>("x"), inout<i64>("y"), in<i64>("z"), result<bool>("changed", Combiner::any)},
+       "y = x + z; changed = false;"});
   expect_refused<ArgumentError>(runtime, [&] { plain.repeat(Domain{8}, x); }, {"it has no result"});
   expect_refused<ArgumentError>(runtime, [&] { sum.repeat(Domain{8}, x); },
                                 {"a rank-0 result<bool> with Combiner::any or Combiner::all",
@@ -203,6 +246,32 @@ TEST(Repeat, KernelsAndOptionsThatCannotLoopAreRefusedAndNothingRuns) {
   options.swaps = {{x, Field()}};
   expect_refused<ArgumentError>(runtime, [&] { step.repeat(options, Domain{8}, x, y); },
                                 {"holds a null field"});
+  // A field in two pairs would trade back, or rotate.
+  options.swaps = {{x, y}, {y, other}};
+  expect_refused<ArgumentError>(runtime, [&] { step3.repeat(options, Domain{8}, x, y, other); },
+                                {"swap 1 holds a field of swap 0 too"});
+  // Fields whose trade would change the stub or the access.
+  Field rows = runtime.allocate<i64>({4, 2});
+  Field columns = runtime.allocate<i64>({4, 2}, Layout::column_major);
+  options.swaps = {{rows, columns}};
+  expect_refused<ArgumentError>(runtime,
+                                [&] {
+                                  step.repeat(options, Domain{4, 2}, rows, columns);
+                                },
+                                {"different strides or access"});
+  const std::vector<i64> constant(8, 1);
+  Field read_only = runtime.wrap(constant.data(), {8});
+  options.swaps = {{x, read_only}};
+  expect_refused<ArgumentError>(runtime, [&] { step.repeat(options, Domain{8}, read_only, x); },
+                                {"different strides or access"});
+  // An argument that aliases a buffer only after the trade: refused before anything runs.
+  Kernel with_view = runtime.kernel(
+      {"with_view",
+       {in<i64>("x"), in<i64>("w", 1), inout<i64>("y"), result<bool>("changed", Combiner::any)},
+       "y = x + w(0); changed = false;"});
+  options.swaps = {{x, y}};
+  expect_refused<AliasError>(
+      runtime, [&] { with_view.repeat(options, Domain{8}, x, x.section(0, 0, 6), y); }, {"'w'"});
   // A launch's own checks, before the first iteration runs.
   options.swaps.clear();
   expect_refused<ArgumentError>(runtime, [&] { step.repeat(options, Domain{9}, x, y); },

@@ -31,8 +31,8 @@ namespace {
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
-// Pencils longer than this are split into parts on the CPU (docs/patterns.md: 32768
-// elements a part at least), then merged in passes.
+// Pencils this long are split into parts on the CPU (docs/patterns.md: as many as
+// 32768 goes into the length, rounded up), then merged in passes.
 constexpr i64 split_length = 300001;
 
 // Values of a fixed pseudo-random sequence: integers in the whole range of T, reals in
@@ -127,6 +127,25 @@ TEST(SortOrders, NansGoLastEitherWayAndSignedZerosKeepTheirOrder) {
   // -0.0 (at 2), 0.0 (at 4), -0.0 (at 7), 0.0 (at 10) in that order after -2.0.
   EXPECT_TRUE(std::signbit(got[2]) && !std::signbit(got[3]) && std::signbit(got[4]) &&
               !std::signbit(got[5]));
+}
+
+TEST(SortOrders, SmallFloatNansGoLastToo) {
+  Runtime runtime(test::cpu_memory_only_options());
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> values = {2.5f, nan, -1.0f, 0.0f, nan, 7.0f, -0.0f, -3.5f};
+  const auto up = [](float a, float b) { return a < b || (std::isnan(b) && !std::isnan(a)); };
+  const auto down = [](float a, float b) { return b < a || (std::isnan(b) && !std::isnan(a)); };
+  std::vector<float16> halves;
+  std::vector<bfloat16> brains;
+  for (const float v : values) {
+    halves.push_back(float16(v));
+    brains.push_back(bfloat16(v));
+  }
+  expect_sorted_like_the_host(runtime, "sort_f16_nan_up", sort<float16>("x"), halves,
+                              [&](float16 a, float16 b) { return up(float(a), float(b)); });
+  expect_sorted_like_the_host(runtime, "sort_bf16_nan_down",
+                              sort<bfloat16>("x", SortOrder::descending), brains,
+                              [&](bfloat16 a, bfloat16 b) { return down(float(a), float(b)); });
 }
 
 TEST(SortOrders, CustomOrdersOfRealAndComplexKeys) {
@@ -288,6 +307,44 @@ TEST(SortDomains, AStridedSubBoxSortsItsPencilsAndLeavesTheRest) {
   EXPECT_EQ(x.to_vector<int>(), want);
 }
 
+TEST(SortDomains, ABackwardDomainInPartsWithTheKeysAfterThePayloads) {
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel kernel = runtime.kernel(
+      {"sort_backward_cpu",
+       {payload<std::int32_t>("tag"), payload<double>("half"), sort<i64>("x"), index("i")},
+       "tag = int(i[0]); half = 0.5 * double(x);"});
+  // Every third element from the last, backwards: split into parts and merged.
+  const i64 count = 120001, size = 3 * count;
+  const std::vector<i64> keys = random_keys<i64>(std::size_t(size), 31);
+  std::vector<i64> small(keys.size());
+  for (std::size_t k = 0; k < keys.size(); ++k) small[k] = std::abs(keys[k] % 1000);
+  Field x = runtime.allocate<i64>({size});
+  Field tag = runtime.allocate<std::int32_t>({size});
+  Field half = runtime.allocate<double>({size});
+  x.copy_from(small);
+  tag.copy_from(std::vector<std::int32_t>(std::size_t(size), -1));
+  half.copy_from(std::vector<double>(std::size_t(size), -1.0));
+  const i64 last = size - 1;
+  EXPECT_GT(kernel.launch(Domain({Dim{last, count, -3}}), tag, half, x).reduce_parts, 2u);
+  std::vector<i64> walked(static_cast<std::size_t>(count));
+  for (i64 k = 0; k < count; ++k) walked[std::size_t(k)] = small[std::size_t(last - 3 * k)];
+  const std::vector<i64> perm =
+      test::host_sort_permutation(walked, {count}, 0, [](i64 a, i64 b) { return a < b; });
+  std::vector<i64> want_x = small;
+  std::vector<std::int32_t> want_tag(static_cast<std::size_t>(size), -1);
+  std::vector<double> want_half(static_cast<std::size_t>(size), -1.0);
+  for (i64 k = 0; k < count; ++k) {
+    const std::size_t at = std::size_t(last - 3 * k);
+    const i64 from = perm[std::size_t(k)];
+    want_x[at] = walked[std::size_t(from)];
+    want_tag[at] = std::int32_t(last - 3 * from);
+    want_half[at] = 0.5 * double(walked[std::size_t(from)]);
+  }
+  EXPECT_EQ(x.to_vector<i64>(), want_x);
+  EXPECT_EQ(tag.to_vector<std::int32_t>(), want_tag);
+  EXPECT_EQ(half.to_vector<double>(), want_half);
+}
+
 TEST(SortDomains, FortranOrderSortsAlongTheCallersDimension) {
   Runtime runtime(test::cpu_memory_only_options());
   Kernel kernel = runtime.kernel({"sort_fortran", {sort<int>("x")}, ""});
@@ -421,6 +478,14 @@ TEST(SortErrors, SignaturesThatCannotSortAreRefused) {
   Param unknown = sort<double>("x");
   unknown.sort = static_cast<SortOrder>(9);
   refused({unknown}, "which is no SortOrder");
+  // Keys without an order would be a plain read-write field: refused where they are made.
+  try {
+    (void)sort<double>("x", SortOrder::none);
+    ADD_FAILURE() << "sort<double>(\"x\", SortOrder::none) was made";
+  } catch (const SignatureError& error) {
+    EXPECT_NE(std::string(error.what()).find("a sort's keys need an order"), std::string::npos)
+        << error.what();
+  }
 }
 
 TEST(SortErrors, AnOrderThatDoesNotCompileIsACompileErrorAndWritesNothing) {

@@ -12,7 +12,9 @@
 //     order), and a custom order with a payload;
 //   - the other element types (u8, i16, u64, float16, bool, complex<double> by a custom
 //     order);
-//   - empty domains (nothing written) and one-element pencils.
+//   - empty domains (nothing written) and one-element pencils;
+//   - a domain that walks a field backwards with a step of -3 (the rest untouched), keys
+//     declared after two payloads.
 // On the public API only.
 #pragma once
 
@@ -231,6 +233,40 @@ inline void check_empty_and_one_element(Runtime& runtime) {
   kernel.launch(sort_options(0, 1), Domain{3, 1}, y, q);
   EXPECT_EQ(y.to_vector<double>(), (std::vector<double>{5, 4, 3}));
   EXPECT_EQ(q.to_vector<i64>(), (std::vector<i64>{10, 11, 12}));
+}
+
+// A domain that walks a field backwards, every third element from 700 (the others left
+// alone), with the keys after two payloads in the signature: each position k of the
+// domain is element 700 - 3k, sorted by its key, the payloads moved with it.
+inline void check_backward_domain_and_payloads_first(Runtime& runtime) {
+  Kernel kernel = runtime.kernel(
+      {"sort_backward",
+       {payload<i32>("tag"), payload<double>("half"), stubjit::sort<i64>("x"), index("i")},
+       "tag = int(i[0]); half = 0.5 * double(x);"});
+  const i64 size = 705, count = 234;  // elements 700, 697, ..., 1
+  std::vector<i64> keys(static_cast<std::size_t>(size));
+  for (std::size_t k = 0; k < keys.size(); ++k) keys[k] = i64(mix(k + 77) % 50);
+  Field x = holding(runtime, {size}, keys);
+  Field tag = holding(runtime, {size}, std::vector<i32>(std::size_t(size), -1));
+  Field half = holding(runtime, {size}, std::vector<double>(std::size_t(size), -1.0));
+  kernel.launch(sort_options(32), Domain({Dim{700, count, -3}}), tag, half, x);
+  std::vector<i64> walked(static_cast<std::size_t>(count));
+  for (i64 k = 0; k < count; ++k) walked[std::size_t(k)] = keys[std::size_t(700 - 3 * k)];
+  const std::vector<i64> perm =
+      test::host_sort_permutation(walked, {count}, 0, [](i64 a, i64 b) { return a < b; });
+  std::vector<i64> want_x = keys;
+  std::vector<i32> want_tag(static_cast<std::size_t>(size), -1);
+  std::vector<double> want_half(static_cast<std::size_t>(size), -1.0);
+  for (i64 k = 0; k < count; ++k) {
+    const std::size_t at = std::size_t(700 - 3 * k);
+    const i64 from = perm[std::size_t(k)];
+    want_x[at] = walked[std::size_t(from)];
+    want_tag[at] = i32(700 - 3 * from);  // the index token: the logical index
+    want_half[at] = 0.5 * double(walked[std::size_t(from)]);
+  }
+  EXPECT_EQ(x.to_vector<i64>(), want_x);
+  EXPECT_EQ(tag.to_vector<i32>(), want_tag);
+  EXPECT_EQ(half.to_vector<double>(), want_half);
 }
 
 }  // namespace stubjit::test::sort

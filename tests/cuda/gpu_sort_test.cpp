@@ -25,6 +25,7 @@ CUDA_SORT_TEST(RankThreeDomainAlongEachDimensionInBothOrders, check_rank3_along_
 CUDA_SORT_TEST(FloatsWithNansBothWaysAndACustomOrder, check_floats_and_custom_orders)
 CUDA_SORT_TEST(OtherElementTypes, check_other_element_types)
 CUDA_SORT_TEST(EmptyDomainsWriteNothingAndOneElementPencils, check_empty_and_one_element)
+CUDA_SORT_TEST(ABackwardDomainWithKeysAfterTwoPayloads, check_backward_domain_and_payloads_first)
 
 }  // namespace
 }  // namespace stubjit

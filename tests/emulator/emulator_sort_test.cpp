@@ -34,6 +34,8 @@ EMULATED_SORT_TEST(RankThreeDomainAlongEachDimensionInBothOrders, check_rank3_al
 EMULATED_SORT_TEST(FloatsWithNansBothWaysAndACustomOrder, check_floats_and_custom_orders)
 EMULATED_SORT_TEST(OtherElementTypes, check_other_element_types)
 EMULATED_SORT_TEST(EmptyDomainsWriteNothingAndOneElementPencils, check_empty_and_one_element)
+EMULATED_SORT_TEST(ABackwardDomainWithKeysAfterTwoPayloads,
+                   check_backward_domain_and_payloads_first)
 
 // What the emulator compiled were the GPU dialect's two sort stages.
 TEST_P(EmulatedSort, TheStubsAreTheDialectsSortStages) {

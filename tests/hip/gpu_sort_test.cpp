@@ -24,6 +24,7 @@ HIP_SORT_TEST(RankThreeDomainAlongEachDimensionInBothOrders, check_rank3_along_e
 HIP_SORT_TEST(FloatsWithNansBothWaysAndACustomOrder, check_floats_and_custom_orders)
 HIP_SORT_TEST(OtherElementTypes, check_other_element_types)
 HIP_SORT_TEST(EmptyDomainsWriteNothingAndOneElementPencils, check_empty_and_one_element)
+HIP_SORT_TEST(ABackwardDomainWithKeysAfterTwoPayloads, check_backward_domain_and_payloads_first)
 
 }  // namespace
 }  // namespace stubjit

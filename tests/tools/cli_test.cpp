@@ -750,7 +750,7 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
            "combiner": "sum", "identity": "0"}], "body": ""})",
        {},
        "'combine' and 'identity' are for a custom combiner"},
-      {good, {"--dimension", "0"}, "is no reduce or scan kernel"},
+      {good, {"--dimension", "0"}, "is no reduce, scan or sort kernel"},
       {R"({"name": "k", "params": [{"name": "y", "kind": "scan", "type": "float",
            "combiner": "sum", "scan": "both"}], "body": ""})",
        {},
