@@ -18,11 +18,6 @@
 namespace stubjit::detail {
 namespace {
 
-bool is_float_type(ElementType type) {
-  return type == ElementType::f32 || type == ElementType::f64 || type == ElementType::float16 ||
-         type == ElementType::bfloat16;
-}
-
 // The bits of an integer type's smallest and largest values, as Arg::bits() holds them.
 std::uint64_t lowest_bits(ElementType type) {
   switch (type) {
@@ -148,15 +143,19 @@ std::string identity_expression(const Param& result) {
   throw Error("reduce stub for a parameter without a combiner");
 }
 
-// Qualifiers of a member function: the dialect's, less `static`.
+}  // namespace
+
+bool is_float_type(ElementType type) {
+  return type == ElementType::f32 || type == ElementType::f64 || type == ElementType::float16 ||
+         type == ElementType::bfloat16;
+}
+
 std::string member_qualifiers(const DialectEmitter& dialect) {
   const std::string qualifiers = dialect.function_qualifiers();
   const std::string prefix = "static ";
   return qualifiers.compare(0, prefix.size(), prefix) == 0 ? qualifiers.substr(prefix.size())
                                                            : qualifiers;
 }
-
-}  // namespace
 
 const Param& result_of(const StubContext& context) {
   for (const Param& p : context.request().kernel->signature)

@@ -11,6 +11,11 @@
 
 namespace stubjit::detail {
 
+// float, double, float16 and bfloat16.
+bool is_float_type(ElementType type);
+// Qualifiers of a member function: the dialect's, less `static`.
+std::string member_qualifiers(const DialectEmitter& dialect);
+
 // The kernel's result or scan parameter (an Error without one).
 const Param& result_of(const StubContext& context);
 // The C++ entry's loop over its run of groups, opened: `for (...) {`, then the group's

@@ -21,11 +21,6 @@
 namespace stubjit::detail {
 namespace {
 
-bool is_float_type(ElementType type) {
-  return type == ElementType::f32 || type == ElementType::f64 || type == ElementType::float16 ||
-         type == ElementType::bfloat16;
-}
-
 const Param& keys_of(const StubContext& context) {
   for (const Param& p : context.request().kernel->signature)
     if (p.is_sort()) return p;
@@ -55,14 +50,6 @@ std::string less_expression(const Param& keys) {
       break;
   }
   throw Error("sort stub for keys without an order");
-}
-
-// Qualifiers of a member function: the dialect's, less `static`.
-std::string member_qualifiers(const DialectEmitter& dialect) {
-  const std::string qualifiers = dialect.function_qualifiers();
-  const std::string prefix = "static ";
-  return qualifiers.compare(0, prefix.size(), prefix) == 0 ? qualifiers.substr(prefix.size())
-                                                           : qualifiers;
 }
 
 // The member of a record and a buffer for payload number j.

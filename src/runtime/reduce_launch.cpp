@@ -248,6 +248,25 @@ void issue(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& plan
 
 }  // namespace
 
+StubIdentity stage_identity(const KernelState& kernel, const StubVariant& variant) {
+  return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, variant);
+}
+
+const LoadedStub& find_stage_stub(KernelState& kernel, const StubVariant& variant, bool launching,
+                                  LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
+  StubIdentity identity = stage_identity(kernel, variant);
+  const std::optional<StubIdentity> generic =
+      launching ? generic_stub_instead(kernel, identity) : std::nullopt;
+  if (generic) {
+    identity = *generic;
+    summary.generic = true;
+  }
+  bool compiled = false;
+  const LoadedStub& stub = stub_for(kernel, identity, compiled, hold);
+  summary.compiled = summary.compiled || compiled;
+  return stub;
+}
+
 void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
                  const void* params, std::size_t params_size, bool uses_scratch,
                  StreamState* stream) {

@@ -20,38 +20,17 @@ struct ScanStubs {
   std::shared_ptr<const LoadedStub> hold_partials, hold_scan;
 };
 
-StubIdentity identity_of(const KernelState& kernel, const StubVariant& variant) {
-  return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, variant);
-}
-
-// The stub of one stage; for a launch, the kernel's generic stub
-// (Specialize::background) where its own is still compiling.
-const LoadedStub& stage_stub(KernelState& kernel, const StubVariant& variant, bool launching,
-                             LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
-  StubIdentity identity = identity_of(kernel, variant);
-  const std::optional<StubIdentity> generic =
-      launching ? generic_stub_instead(kernel, identity) : std::nullopt;
-  if (generic) {
-    identity = *generic;
-    summary.generic = true;
-  }
-  bool compiled = false;
-  const LoadedStub& stub = stub_for(kernel, identity, compiled, hold);
-  summary.compiled = summary.compiled || compiled;
-  return stub;
-}
-
 // `launching`: for a launch (else for Kernel::prepare, which wants the stubs' own);
 // `fit`: there is a device whose limits the plan must meet.
 ScanStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
                      LaunchSummary& summary, bool launching, bool fit) {
   ScanStubs stubs;
-  stubs.scan = &stage_stub(kernel, planned.variant, launching, summary, stubs.hold_scan);
+  stubs.scan = &find_stage_stub(kernel, planned.variant, launching, summary, stubs.hold_scan);
   if (fit) fit_to_module(kernel, *stubs.scan->module, options, planned);
   if (planned.layout.parts > 1) {
     StubVariant first = planned.variant;
     first.pattern = Pattern::scan_partials;
-    stubs.partials = &stage_stub(kernel, first, launching, summary, stubs.hold_partials);
+    stubs.partials = &find_stage_stub(kernel, first, launching, summary, stubs.hold_partials);
     if (fit) fit_to_module(kernel, *stubs.partials->module, options, planned);
   }
   refit(summary, planned);
@@ -102,7 +81,7 @@ LaunchSummary prepare_scan(KernelState& kernel, const Domain& domain, const Arg*
   if (planned.plan.dispatches.empty()) return summary;
   const ScanStubs stubs =
       find_stubs(kernel, options, planned, summary, false, runtime.device != nullptr);
-  identity = identity_of(kernel, planned.variant);
+  identity = stage_identity(kernel, planned.variant);
   if (runtime.device) {
     runtime.device->check_plan(*stubs.scan->module, planned.plan);
     if (stubs.partials) runtime.device->check_plan(*stubs.partials->module, planned.plan);

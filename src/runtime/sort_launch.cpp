@@ -19,36 +19,15 @@ struct SortStubs {
   std::shared_ptr<const LoadedStub> hold_runs, hold_merge;
 };
 
-StubIdentity identity_of(const KernelState& kernel, const StubVariant& variant) {
-  return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, variant);
-}
-
-// The stub of one stage; for a launch, the kernel's generic stub
-// (Specialize::background) where its own is still compiling.
-const LoadedStub& stage_stub(KernelState& kernel, const StubVariant& variant, bool launching,
-                             LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
-  StubIdentity identity = identity_of(kernel, variant);
-  const std::optional<StubIdentity> generic =
-      launching ? generic_stub_instead(kernel, identity) : std::nullopt;
-  if (generic) {
-    identity = *generic;
-    summary.generic = true;
-  }
-  bool compiled = false;
-  const LoadedStub& stub = stub_for(kernel, identity, compiled, hold);
-  summary.compiled = summary.compiled || compiled;
-  return stub;
-}
-
 // Both stages' stubs, the plan fitted to the registers of each (a GPU sort's parts
 // follow its groups' threads, so both stages run the same, final, layout).
 SortStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
                      LaunchSummary& summary, bool launching, bool fit) {
   SortStubs stubs;
-  stubs.runs = &stage_stub(kernel, planned.variant, launching, summary, stubs.hold_runs);
+  stubs.runs = &find_stage_stub(kernel, planned.variant, launching, summary, stubs.hold_runs);
   StubVariant merge = planned.variant;
   merge.pattern = Pattern::sort_merge;
-  stubs.merge = &stage_stub(kernel, merge, launching, summary, stubs.hold_merge);
+  stubs.merge = &find_stage_stub(kernel, merge, launching, summary, stubs.hold_merge);
   if (fit) {
     fit_to_module(kernel, *stubs.runs->module, options, planned);
     fit_to_module(kernel, *stubs.merge->module, options, planned);
@@ -123,7 +102,7 @@ LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg*
   if (planned.plan.dispatches.empty()) return summary;
   const SortStubs stubs =
       find_stubs(kernel, options, planned, summary, false, runtime.device != nullptr);
-  identity = identity_of(kernel, planned.variant);
+  identity = stage_identity(kernel, planned.variant);
   if (runtime.device) {
     runtime.device->check_plan(*stubs.runs->module, planned.plan);
     runtime.device->check_plan(*stubs.merge->module, planned.plan);

@@ -72,6 +72,27 @@ inline std::string type_word(ElementType type) {
   return word;
 }
 
+// The request a CUDA or HIP runtime makes for a stage of a scan's or sort's case (a
+// struct with kernel, bindings, rank, dimension and specialized_values): spread
+// numbering, launch bounds of 1024 threads per group, the device's warp width.
+template <class Case>
+detail::StubRequest stage_request(const Case& c, detail::Pattern stage, const std::string& emitter,
+                                  int index_bits, std::uint32_t warp_size) {
+  detail::StubRequest request;
+  request.emitter = emitter;
+  request.pattern = stage;
+  request.reduce_dimension = c.dimension;
+  request.mode = Mode::spread;
+  request.rank = c.rank;
+  request.index_bits = index_bits;
+  request.kernel = &c.kernel;
+  request.bindings = c.bindings;
+  request.max_threads_per_group = 1024;
+  request.warp_size = warp_size;
+  request.specialized_values = c.specialized_values;
+  return request;
+}
+
 inline std::vector<ReduceStubCase> reduce_stub_cases() {
   constexpr Binding I = Binding::index, S = Binding::scalar, P = Binding::projection,
                     B = Binding::broadcast;

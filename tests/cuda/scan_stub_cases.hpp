@@ -107,19 +107,7 @@ inline std::vector<ScanStubCase> scan_stub_cases() {
 inline detail::StubRequest scan_request(const ScanStubCase& c, detail::Pattern stage,
                                         const std::string& emitter, int index_bits,
                                         std::uint32_t warp_size) {
-  detail::StubRequest request;
-  request.emitter = emitter;
-  request.pattern = stage;
-  request.reduce_dimension = c.dimension;
-  request.mode = Mode::spread;
-  request.rank = c.rank;
-  request.index_bits = index_bits;
-  request.kernel = &c.kernel;
-  request.bindings = c.bindings;
-  request.max_threads_per_group = 1024;
-  request.warp_size = warp_size;
-  request.specialized_values = c.specialized_values;
-  return request;
+  return reduce::stage_request(c, stage, emitter, index_bits, warp_size);
 }
 
 // The stages a case compiles: a matrix case its scan stage, a shape case both.
