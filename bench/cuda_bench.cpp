@@ -698,6 +698,54 @@ void BM_Scan_Stubjit(benchmark::State& state) {
 }
 BENCHMARK(BM_Scan_Stubjit)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond);
 
+// A sort kernel's ascending sort of 2^26 floats in place (issue #12: sort in keys per
+// second), each iteration from the same unsorted keys (a device copy, not timed).
+// Checked once, before timing, against std::sort on the host. Counters: the median
+// sort, Mkeys_per_s, parts, and sort_over_copy = the copy's time ÷ the sort's (a copy
+// reads and writes the keys once; a sort moves them once per merge pass and more).
+void BM_Sort_Stubjit(benchmark::State& state) {
+  Gpu gpu = open_gpu();
+  if (!gpu.runtime) return state.SkipWithError(gpu.problem.c_str());
+  Kernel order = gpu.runtime->kernel(KernelSource{"sort_floats", {sort<float>("x")}, ""});
+  const std::int64_t n = std::int64_t(1) << 26;
+  Field unsorted = gpu.runtime->allocate<float>({n});
+  Field x = gpu.runtime->allocate<float>({n});
+  std::vector<float> host(static_cast<std::size_t>(n));
+  std::uint32_t state_bits = 26;
+  for (float& v : host) {
+    state_bits = state_bits * 1664525u + 1013904223u;
+    v = float(state_bits >> 8) / float(1u << 24);
+  }
+  unsorted.copy_from(host);
+  const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(n);
+  const auto reset = [&] {
+    gpu.driver->check(
+        gpu.driver->memcpy_dtod(reinterpret_cast<std::uintptr_t>(x.data()),
+                                reinterpret_cast<std::uintptr_t>(unsorted.data()), bytes),
+        "cuMemcpyDtoD");
+  };
+  reset();
+  const LaunchSummary summary = order.launch(Domain{n}, x);
+  std::sort(host.begin(), host.end());
+  if (x.to_vector<float>() != host) return state.SkipWithError("the keys are not std::sort's");
+  std::vector<double> sort_ms, copy_ms;
+  for (auto _ : state) {
+    reset();
+    gpu.runtime->synchronize();
+    sort_ms.push_back(1e3 * device_seconds(gpu, [&] { order.launch(Domain{n}, x); }));
+    copy_ms.push_back(1e3 * device_seconds(gpu, reset));
+    state.SetIterationTime(sort_ms.back() / 1e3);
+  }
+  state.counters["sort_ms"] = median(sort_ms);
+  state.counters["copy_ms"] = median(copy_ms);
+  state.counters["Mkeys_per_s"] = double(n) / median(sort_ms) / 1e3;
+  state.counters["sort_over_copy"] = median(copy_ms) / median(sort_ms);
+  state.counters["parts"] = summary.reduce_parts;
+  state.SetLabel("2^26 floats, group of " + std::to_string(summary.group_size));
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * n);
+}
+BENCHMARK(BM_Sort_Stubjit)->UseManualTime()->Unit(benchmark::kMillisecond);
+
 // Device-to-device copy of one 2^28-float array: the bandwidth reference.
 void BM_DeviceCopy(benchmark::State& state) {
   Gpu gpu = open_gpu();

@@ -4,7 +4,8 @@
 // stages over two buffers of the launch's scratch, each holding every segment's
 // elements densely (keys, then each payload, an array each):
 //   sort_runs   group g evaluates part g % parts of segment g / parts (the body run
-//               per element) into buffer `to` and sorts it there: a run.
+//               per element) into buffer `to` and sorts it there: a run (where a
+//               segment is one part, into the fields: then no merge pass follows).
 //   sort_merge  merges the runs of `width` elements of buffer `from` in pairs into
 //               buffer `to` or, in the last pass, into the fields.
 // A merge is stable: of keys that compare equal, the left run's go first. Each group
@@ -33,7 +34,8 @@ struct SortParams {
   u64 to;           // the buffer written (sort_merge: unless into_fields)
   u64 spare;        // sort_runs: a buffer whose positions of the part a group may use
   u64 total;        // elements of each array of a buffer (every segment's)
-  u32 into_fields;  // sort_merge: 1: write into the fields (the last pass)
+  u32 into_fields;  // 1: write into the fields (the last merge pass; sort_runs where a
+                    // segment is one part, and no pass follows)
   u32 thread_run;   // sort_runs on a GPU: elements each thread sorts on its own first
 };
 

@@ -8,9 +8,10 @@
 // buffer `to` at the element's dense position, segment * length + k, and sorts the
 // part there: on the CPU the group alone (sort_run); on a GPU each thread a run of
 // thread_run elements by insertion, then the group's threads merge the runs in pairs,
-// a barrier between passes. sort_merge merges runs of `width` in pairs, each group its
-// part of the output (each GPU thread a share of it), from buffer `from` into `to` or,
-// in a launch's last pass, into the fields.
+// a barrier between passes. Where a segment is one part (into_fields), the sorted part
+// goes into the fields and no merge pass follows. sort_merge merges runs of `width` in
+// pairs, each group its part of the output (each GPU thread a share of it), from
+// buffer `from` into `to` or, in a launch's last pass, into the fields.
 #include <string>
 
 #include "codegen/reduce_entries.hpp"
@@ -69,16 +70,18 @@ void emit_buffers(const StubContext& context, int indent) {
   out.line(indent, sort);
 }
 
-// The element at position `k` of the segment (a lambda): sort_runs evaluates it (the
-// body run) into buffer `to` at `at`; sort_merge puts element `at` of buffer `from`
-// into the fields there.
-void emit_element_lambda(const StubContext& context, int indent) {
+// The element at position `k` of the segment (a lambda): `evaluate`,
+// stubjit_evaluate(k, at), evaluates it (the body run) into buffer `to` at `at`; else
+// stubjit_put_fields(k, buffer, at) puts element `at` of `buffer` into the fields there.
+void emit_element_lambda(const StubContext& context, int indent, bool evaluate) {
   SourceWriter& out = context.out();
   const Param& keys = keys_of(context);
   const std::vector<const Param*> payloads = payloads_of(context);
-  const bool runs = context.request().pattern == Pattern::sort_runs;
-  out.line(indent, std::string("const auto ") + (runs ? "stubjit_evaluate" : "stubjit_put_fields") +
-                       " = [&](const stubjit::u64 stubjit_k, const stubjit::u64 stubjit_at) {");
+  const bool runs = evaluate;
+  out.line(indent, runs ? "const auto stubjit_evaluate = [&](const stubjit::u64 stubjit_k, const "
+                          "stubjit::u64 stubjit_at) {"
+                        : "const auto stubjit_put_fields = [&](const stubjit::u64 stubjit_k, const "
+                          "stubjit_sort::buffer& stubjit_source, const stubjit::u64 stubjit_at) {");
   emit_along_positions(context, indent + 1);
   for (int d = 0; d < context.rank(); ++d) context.emit_logical_index(indent + 1, d);
   const std::string local = argument_local(keys);
@@ -94,10 +97,10 @@ void emit_element_lambda(const StubContext& context, int indent) {
                                context.projection_offset(p) + "];");
     }
   } else {
-    out.line(indent + 1, "*stubjit_slot = stubjit_from.keys[stubjit_at];");
+    out.line(indent + 1, "*stubjit_slot = stubjit_source.keys[stubjit_at];");
     for (std::size_t j = 0; j < payloads.size(); ++j) {
       const std::string p = argument_local(*payloads[j]);
-      out.line(indent + 1, p + "[" + context.projection_offset(p) + "] = stubjit_from." +
+      out.line(indent + 1, p + "[" + context.projection_offset(p) + "] = stubjit_source." +
                                payload_member(j) + "[stubjit_at];");
     }
   }
@@ -131,7 +134,7 @@ void emit_merge_outputs(const StubContext& context, int indent, const std::strin
       begin + " - stubjit_pair, " + end + " - " + begin + ", stubjit_sort::less_t(), ";
   out.line(indent, "if (stubjit_rp.into_fields)");
   out.line(indent + 1, merge + "[&](stubjit::u64 stubjit_o, stubjit::u64 stubjit_src) {");
-  out.line(indent + 2, "stubjit_put_fields(" + begin + " + stubjit_o, stubjit_src);");
+  out.line(indent + 2, "stubjit_put_fields(" + begin + " + stubjit_o, stubjit_from, stubjit_src);");
   out.line(indent + 1, "});");
   out.line(indent, "else");
   out.line(indent + 1, merge + "[&](stubjit::u64 stubjit_o, stubjit::u64 stubjit_src) {");
@@ -205,7 +208,8 @@ void emit_cpp_sort_entry(const StubContext& context) {
   emit_cpp_group_loop(context);
   emit_part(context, 2);
   emit_kept_positions(context, 2);
-  emit_element_lambda(context, 2);
+  if (runs) emit_element_lambda(context, 2, true);
+  emit_element_lambda(context, 2, false);
   if (runs) {
     out.line(2, "const stubjit::u64 stubjit_base = stubjit_segment * stubjit_length;");
     out.line(2, "for (stubjit::u64 stubjit_k = stubjit_lo; stubjit_k < stubjit_hi; ++stubjit_k)");
@@ -213,6 +217,10 @@ void emit_cpp_sort_entry(const StubContext& context) {
     out.line(2,
              "stubjit::sort_run(stubjit_to, stubjit_spare, stubjit_base + stubjit_lo, stubjit_hi "
              "- stubjit_lo, stubjit_sort::less_t());");
+    out.line(2, "// A segment of one part: sorted, into the fields (no merge pass follows).");
+    out.line(2, "if (stubjit_rp.into_fields)");
+    out.line(3, "for (stubjit::u64 stubjit_k = stubjit_lo; stubjit_k < stubjit_hi; ++stubjit_k)");
+    out.line(4, "stubjit_put_fields(stubjit_k, stubjit_to, stubjit_base + stubjit_k);");
   } else {
     emit_pair(context, 2);
     emit_merge_outputs(context, 2, "stubjit_lo", "stubjit_hi");
@@ -229,7 +237,8 @@ void emit_gpu_sort_entry(const StubContext& context, const std::string& bounds) 
   emit_length(context, 1);
   emit_part(context, 1);
   emit_kept_positions(context, 1);
-  emit_element_lambda(context, 1);
+  if (runs) emit_element_lambda(context, 1, true);
+  emit_element_lambda(context, 1, false);
   if (!runs) {
     // The group's part of the output in equal shares, one per thread.
     emit_pair(context, 1);
@@ -295,12 +304,21 @@ void emit_gpu_sort_entry(const StubContext& context, const std::string& bounds) 
   out.line(2, "STUBJIT_GROUP_BARRIER();");
   out.line(2, "stubjit_odd = !stubjit_odd;");
   out.line(1, "}");
-  out.line(1, "// The run ends in `to`: each thread copies its own positions back.");
-  out.line(1, "if (stubjit_odd)");
+  out.line(1, "// A segment of one part: sorted, into the fields (no merge pass follows);");
+  out.line(1, "// else the run ends in `to`. Each thread its own positions.");
+  out.line(1, "if (stubjit_rp.into_fields) {");
+  out.line(2,
+           "const stubjit_sort::buffer stubjit_sorted = stubjit_odd ? stubjit_spare : stubjit_to;");
+  out.line(2, "for (stubjit::u64 stubjit_j = 0; stubjit_j < stubjit_mine; ++stubjit_j)");
+  out.line(3,
+           "stubjit_put_fields(stubjit_lo + stubjit_first + stubjit_j, stubjit_sorted, "
+           "stubjit_base + stubjit_first + stubjit_j);");
+  out.line(1, "} else if (stubjit_odd) {");
   out.line(2, "for (stubjit::u64 stubjit_j = 0; stubjit_j < stubjit_mine; ++stubjit_j)");
   out.line(3,
            "stubjit_to.move(stubjit_base + stubjit_first + stubjit_j, stubjit_spare, "
            "stubjit_base + stubjit_first + stubjit_j);");
+  out.line(1, "}");
   out.line(0, "}");
 }
 

@@ -73,11 +73,13 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
       planned.device_threads ? static_cast<std::uint32_t>(device_sort_thread_run) : 0u;
   params.to = buffers[0];
   params.spare = buffers[1];
+  // A segment of one part: the first stage sorts it into the fields, and that is all.
+  params.into_fields = layout.parts == 1 ? 1u : 0u;
   issue_stage(kernel, *stubs.runs, planned, &params, sizeof(params), true, stream);
   // Runs of part_length in buffer 0; each pass merges pairs of them into the other
   // buffer, the last (where one run is the whole segment) into the fields.
   int from = 0;
-  for (u64 width = layout.part_length;; width *= 2) {
+  for (u64 width = layout.part_length; layout.parts > 1; width *= 2) {
     params.width = width;
     params.from = buffers[from];
     params.to = buffers[1 - from];
