@@ -2,7 +2,9 @@
 // with -mprefer-vector-width=256).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 
 void hand_saxpy_2d(std::int64_t rows, std::int64_t cols, float a, const float* x, float* y);
 

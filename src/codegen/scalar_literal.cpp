@@ -1,9 +1,10 @@
 #include "codegen/scalar_literal.hpp"
 
-#include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
-#include <system_error>
+#include <string>
 
 namespace stubjit::detail {
 namespace {
@@ -16,16 +17,44 @@ T value_of(std::uint64_t bits) {
 }
 
 // Hexadecimal digits are exact for a double, and a float widens to a double exactly.
-// std::to_chars, not printf's "%a": it ignores the C locale, whose decimal point may be
-// a comma (a host program that called setlocale).
+// Spelled here rather than by printf's "%a" (which follows the C locale, whose decimal
+// point may be a comma) or std::to_chars (libstdc++ 12 writes the subnormal
+// 0x0.fffffffffffffp-1022 where 13 writes 0x1.ffffffffffffep-1023): a stub's text, and
+// so its cache key, must not depend on the library the host was built with. Always the
+// normalized form: 0x1.<up to 13 digits, trailing zeros dropped>p<exponent>, or 0x0p+0.
 std::optional<std::string> hex_float(double value, const char* suffix) {
   if (!std::isfinite(value)) return std::nullopt;
-  char digits[64];
-  const std::to_chars_result written =
-      std::to_chars(digits, digits + sizeof digits, std::fabs(value), std::chars_format::hex);
-  if (written.ec != std::errc()) return std::nullopt;  // cannot happen: 64 is ample
-  return std::string(std::signbit(value) ? "(-0x" : "(0x") + std::string(digits, written.ptr) +
-         suffix + ")";
+  std::uint64_t bits = 0;
+  const double magnitude = std::fabs(value);
+  std::memcpy(&bits, &magnitude, sizeof bits);
+  constexpr std::uint64_t fraction_mask = (std::uint64_t(1) << 52) - 1;
+  std::uint64_t fraction = bits & fraction_mask;
+  int exponent = static_cast<int>(bits >> 52);
+  std::string digits = "0";
+  if (exponent == 0 && fraction == 0) {
+    exponent = 0;
+  } else {
+    if (exponent == 0) {  // subnormal: shift the leading one into the implicit place
+      exponent = -1022;
+      while ((fraction & (std::uint64_t(1) << 52)) == 0) {
+        fraction <<= 1;
+        --exponent;
+      }
+      fraction &= fraction_mask;
+    } else {
+      exponent -= 1023;
+    }
+    digits = "1";
+    if (fraction != 0) {
+      static const char hex[] = "0123456789abcdef";
+      std::string places;
+      for (int shift = 48; shift >= 0; shift -= 4) places += hex[(fraction >> shift) & 0xf];
+      places.erase(places.find_last_not_of('0') + 1);
+      digits += "." + places;
+    }
+  }
+  return std::string(std::signbit(value) ? "(-0x" : "(0x") + digits + "p" +
+         (exponent < 0 ? "-" : "+") + std::to_string(std::abs(exponent)) + suffix + ")";
 }
 
 }  // namespace

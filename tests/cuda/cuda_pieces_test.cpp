@@ -2,6 +2,7 @@
 // choice, device limits, library search order. No NVRTC or driver needed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "backends/cuda/cuda_device.hpp"

@@ -2,6 +2,8 @@
 
 #include <elf.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace stubjit::test::fake_cuda {

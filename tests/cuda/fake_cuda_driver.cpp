@@ -19,6 +19,8 @@
 //                                 and every later one, answers CUDA_ERROR_LAUNCH_FAILED
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>

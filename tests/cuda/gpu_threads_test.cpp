@@ -47,7 +47,9 @@ TEST(CudaContext, AnotherThreadWithoutAContextKeepsNone) {
   application.join();
 }
 
-TEST(CudaContext, TheApplicationsDeviceStaysCurrent) {
+// Needs a second device; gpu-check.sh accepts the CudaTwoDevices suite skipping on a
+// machine with one.
+TEST(CudaTwoDevices, TheApplicationsDeviceStaysCurrent) {
   CUDA_RUNTIME_OR_SKIP(runtime, RuntimeOptions{});
   const test::CudaDriverForTests& driver = test::cuda_driver_for_tests();
   int count = 0;

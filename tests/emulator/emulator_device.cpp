@@ -3,6 +3,7 @@
 // its driver) through block_runner.cpp, after the checks a driver makes.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>

@@ -12,6 +12,7 @@
 //   STUBJIT_FAKE_HIP_DEVICES     number of devices (default 1; 0: hipGetDeviceCount
 //                                answers hipErrorNoDevice, as ROCm does without a GPU)
 //   STUBJIT_FAKE_HIP_FAIL_ALLOC  1: hipMalloc answers hipErrorOutOfMemory
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>

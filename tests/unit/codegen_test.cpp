@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -675,6 +676,44 @@ TEST(ScalarLiteral, ExactAndInEveryTypesOwnSpelling) {
   EXPECT_EQ(scalar_literal(ElementType::f32, 0x7f800000u), std::nullopt);            // +inf
   EXPECT_EQ(scalar_literal(ElementType::f32, 0x7fc00000u), std::nullopt);            // NaN
   EXPECT_EQ(scalar_literal(ElementType::f64, 0xfff0000000000000ull), std::nullopt);  // -inf
+}
+
+// One spelling on every host: the normalized form, subnormals included (libstdc++ 12's
+// std::to_chars and glibc's printf before 2.37 wrote 0x0.fffffffffffffp-1022 for the
+// largest subnormal), so that a stub's text and cache key do not depend on the host's
+// standard library.
+TEST(ScalarLiteral, FloatsHaveOneNormalizedSpellingSubnormalsIncluded) {
+  EXPECT_EQ(scalar_literal(ElementType::f64, 0x000fffffffffffffull), "(0x1.ffffffffffffep-1023)");
+  EXPECT_EQ(scalar_literal(ElementType::f64, 1), "(0x1p-1074)");
+  EXPECT_EQ(scalar_literal(ElementType::f64, 0x8000000000000001ull), "(-0x1p-1074)");
+  EXPECT_EQ(scalar_literal(ElementType::f64, 0x0008000000000000ull), "(0x1p-1023)");
+  EXPECT_EQ(scalar_literal(ElementType::f64, 0x0000000000000003ull), "(0x1.8p-1073)");
+  EXPECT_EQ(scalar_literal(ElementType::f64, 0x0010000000000000ull), "(0x1p-1022)");
+  EXPECT_EQ(scalar_literal(ElementType::f64, 0x7fefffffffffffffull), "(0x1.fffffffffffffp+1023)");
+  EXPECT_EQ(scalar_literal(ElementType::f32, 0x007fffffu), "(0x1.fffffcp-127f)");
+}
+
+// Every finite double read back by strtod (an independent parser) is the same bits.
+TEST(ScalarLiteral, EveryFiniteDoubleReadsBackExactly) {
+  std::uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 20000; ++i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    // A quarter of them subnormal or zero: the exponent field cleared.
+    const std::uint64_t bits = (i % 4 == 0) ? (state & 0x800fffffffffffffull) : state;
+    const std::optional<std::string> literal = scalar_literal(ElementType::f64, bits);
+    if ((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull) {
+      EXPECT_EQ(literal, std::nullopt);
+      continue;
+    }
+    ASSERT_TRUE(literal) << std::hex << bits;
+    const std::string inner = literal->substr(1, literal->size() - 2);  // no parentheses
+    char* end = nullptr;
+    const double parsed = std::strtod(inner.c_str(), &end);
+    ASSERT_EQ(*end, '\0') << *literal;
+    EXPECT_EQ(bits_of(parsed), bits) << *literal;
+  }
 }
 
 TEST(ScalarLiteral, AStubWithValuesHoldsThemAndOneWithoutReadsThem) {

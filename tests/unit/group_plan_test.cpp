@@ -4,6 +4,7 @@
 // small artificial limits.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 

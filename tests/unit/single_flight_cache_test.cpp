@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <future>
+#include <stdexcept>
 #include <thread>
 
 #include "cache/single_flight_cache.hpp"

@@ -1,5 +1,6 @@
 #include "backends/hip/code_object.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
