@@ -38,7 +38,10 @@ libdir=${libdir%/cmake/spdlog}
 
 out_dir=${OUT:-$PWD/$build/gpu-shapes}
 mkdir -p "$out_dir"
-name=gpu-shapes-$(date -u +%F)$([ "$quick" -eq 1 ] && echo -quick)
+name=gpu-shapes-$(date -u +%F)
+# (Not $([ ... ] && echo -quick) in the assignment: its status would be the
+# assignment's, and set -e would end the script without a word whenever it is false.)
+if [ "$quick" -eq 1 ]; then name=$name-quick; fi
 args=(--benchmark_out="$out_dir/$name.json" --benchmark_out_format=json)
 [ -n "$filter" ] && args+=(--benchmark_filter="$filter")
 if [ "$quick" -eq 1 ]; then
