@@ -13,6 +13,8 @@ requirements=(
   "ninja-build|/usr/bin/ninja"
   "pkg-config|/usr/bin/pkg-config"
   "g++|/usr/bin/g++"
+  # The Fortran module (bindings/fortran) and its tests.
+  "gfortran|/usr/bin/gfortran"
   "llvm-14-dev|/usr/lib/llvm-14/lib/cmake/llvm/LLVMConfig.cmake"
   # ClangConfig.cmake and ClangTargets.cmake come with clang-14, not libclang-14-dev.
   "clang-14|/usr/lib/llvm-14/lib/cmake/clang/ClangConfig.cmake"

@@ -3,11 +3,34 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <system_error>
 
 namespace stubjit::detail {
 namespace {
+
+// The file /proc/self/maps shows mapped at `address` (absolute), or an empty path.
+std::filesystem::path mapped_file_holding(std::uintptr_t address) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    // "start-end perms offset dev inode   path"
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, path;
+    fields >> range >> perms >> offset >> device >> inode;
+    std::getline(fields >> std::ws, path);
+    const std::size_t dash = range.find('-');
+    if (dash == std::string::npos || path.empty() || path[0] != '/') continue;
+    const std::uintptr_t start = std::stoull(range.substr(0, dash), nullptr, 16);
+    const std::uintptr_t end = std::stoull(range.substr(dash + 1), nullptr, 16);
+    if (address >= start && address < end) return path;
+  }
+  return {};
+}
 
 // The absolute path of the file that holds this code: libstubjit.so, or the program
 // linked with the static archive. dladdr names the main program as it was started
@@ -19,7 +42,13 @@ std::filesystem::path image_holding_this_code(bool& in_shared_library) {
     return {};
   std::filesystem::path holder(info.dli_fname);
   in_shared_library = holder.filename().string().rfind("libstubjit.so", 0) == 0;
-  if (!in_shared_library || !holder.is_absolute()) {
+  if (in_shared_library && !holder.is_absolute()) {
+    // Loaded through a relative LD_LIBRARY_PATH entry: the kernel's map of this process
+    // names the file absolutely.
+    holder = mapped_file_holding(reinterpret_cast<std::uintptr_t>(&find_beside_library));
+    return holder;
+  }
+  if (!in_shared_library) {
     std::error_code error;
     holder = std::filesystem::read_symlink("/proc/self/exe", error);
     if (error) return {};

@@ -1,0 +1,84 @@
+// The C API's handles, the thread's last error and the guard every entry point runs
+// its C++ body in (src/capi/*.cpp): no exception crosses into C.
+#pragma once
+
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "stubjit/runtime.hpp"
+#include "stubjit/stubjit.h"
+
+struct stubjit_runtime_s {
+  stubjit::Runtime runtime;
+  // What the const char* getters return: kept with the handle so that they live as
+  // long as it.
+  std::string backend, target, compiler, cache_dir;
+};
+struct stubjit_kernel_s {
+  stubjit::Kernel kernel;
+};
+struct stubjit_field_s {
+  stubjit::Field field;
+};
+struct stubjit_stream_s {
+  stubjit::Stream stream;
+};
+struct stubjit_binary_s {
+  stubjit::StubBinary binary;
+};
+struct stubjit_domain_s {
+  stubjit::Domain domain;
+};
+
+namespace stubjit::capi {
+
+// A misuse of the C API itself (a NULL handle, an enum value out of range): reported
+// as STUBJIT_INVALID_ARGUMENT.
+struct InvalidArgument {
+  std::string message;
+};
+
+// Records the exception in flight as this thread's last error; returns its status.
+stubjit_status record_current_exception() noexcept;
+stubjit_status record_invalid(const std::string& message) noexcept;
+
+// Runs `body` (which returns nothing or throws) and turns what it throws into a status.
+template <class Body>
+stubjit_status guarded(Body&& body) noexcept {
+  try {
+    std::forward<Body>(body)();
+    return STUBJIT_OK;
+  } catch (...) {
+    return record_current_exception();
+  }
+}
+
+template <class T>
+T& require(T* handle, const char* what) {
+  if (handle == nullptr) throw InvalidArgument{std::string(what) + " is NULL"};
+  return *handle;
+}
+
+template <class T>
+void require_out(T* out, const char* what) {
+  if (out == nullptr) throw InvalidArgument{std::string("the output pointer ") + what + " is NULL"};
+}
+
+// Takes back a handle the caller gave up (NULL is nothing): the _destroy functions.
+template <class Handle>
+void release(Handle* handle) noexcept {
+  std::unique_ptr<Handle> owned(handle);
+}
+
+// The C enums, checked and converted.
+ElementType element_type(stubjit_type type);
+stubjit_type c_type(ElementType type);
+std::optional<Mode> forced_mode(stubjit_mode mode);
+stubjit_mode c_mode(Mode mode);
+Layout layout(stubjit_layout layout);
+Order order(stubjit_order order);
+
+}  // namespace stubjit::capi
