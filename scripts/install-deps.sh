@@ -37,6 +37,11 @@ requirements=(
   "libbenchmark-dev|/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake"
   # Not for building: the whole-process benchmark harness (bench/whole_process.py).
   "python3|/usr/bin/python3"
+  # The Python package (bindings/python) and its tests, for Debian's /usr/bin/python3.
+  "pybind11-dev|/usr/lib/cmake/pybind11/pybind11Config.cmake"
+  "python3-dev|/usr/include/python3*/Python.h"
+  "python3-numpy|/usr/lib/python3/dist-packages/numpy/__init__.py"
+  "python3-pytest|/usr/lib/python3/dist-packages/pytest/__init__.py"
   # Not for building: ROCm 5.2's hipRTC, which the HIP compile tests run without a GPU.
   "libamdhip64-dev|/usr/lib/*/libamdhip64.so"
 )

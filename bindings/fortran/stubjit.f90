@@ -5,7 +5,9 @@
 ! stubjit_error_message() then says what went wrong, and stubjit_error_parameter() which
 ! parameter was at fault for an argument or alias error. Fortran arrays are wrapped
 ! where they lie (no copy), in column-major order; they must be contiguous and outlive
-! the launches that use them.
+! the launches that use them. Positions are counted from each array's first element:
+! loop bounds are subscripts of arrays declared from 1 (an array declared a(0:n+1) is
+! wrapped as a(1:n+2); shift its bounds by one).
 module stubjit
   use, intrinsic :: iso_c_binding
   implicit none
@@ -53,7 +55,7 @@ module stubjit
   type, public, bind(c) :: stubjit_arg
     integer(c_int) :: kind = KIND_SCALAR_ARG
     integer(c_int) :: type = STUBJIT_F32
-    integer(c_int64_t) :: value(2) = 0
+    integer(c_int8_t) :: value(16) = 0_c_int8_t  ! the C union's bytes, in memory order
     type(c_ptr) :: field = c_null_ptr
   end type
 
@@ -177,6 +179,12 @@ module stubjit
     end function
   end interface
 
+  ! Errors this module finds itself, before calling the library (a section with gaps, loop
+  ! bounds of two lengths): reported by the error functions until the next call.
+  logical :: module_error = .false.
+  integer(c_int) :: module_status = STUBJIT_OK
+  character(len=:), allocatable :: module_message
+
   interface stubjit_arg_of
     module procedure arg_f32, arg_f64, arg_i32, arg_i64, arg_field
   end interface
@@ -230,6 +238,10 @@ contains
   function stubjit_error_message() result(message)
     character(len=:), allocatable :: message
     type(c_error), pointer :: error
+    if (module_error) then
+      message = module_message
+      return
+    end if
     call c_f_pointer(c_last_error(), error)
     message = f_string(error%message)
   end function
@@ -238,14 +250,31 @@ contains
   function stubjit_error_parameter() result(name)
     character(len=:), allocatable :: name
     type(c_error), pointer :: error
+    if (module_error) then
+      name = ''
+      return
+    end if
     call c_f_pointer(c_last_error(), error)
     name = f_string(error%parameter)
   end function
 
   integer(c_int) function stubjit_error_status()
     type(c_error), pointer :: error
+    if (module_error) then
+      stubjit_error_status = module_status
+      return
+    end if
     call c_f_pointer(c_last_error(), error)
     stubjit_error_status = error%status
+  end function
+
+  ! A failure found here: what the error functions report until the next call.
+  integer(c_int) function module_failure(message) result(status)
+    character(len=*), intent(in) :: message
+    module_error = .true.
+    module_status = STUBJIT_INVALID_ARGUMENT
+    module_message = message
+    status = module_status
   end function
 
   ! --- runtime ---
@@ -258,6 +287,7 @@ contains
     logical, intent(in), optional :: disk_cache
     type(c_runtime_options) :: options
     character(kind=c_char), allocatable, target :: backend_c(:)
+    module_error = .false.
     call c_runtime_options_init(options)
     ! The library reads no more than this module's copy of the struct holds.
     options%struct_size = int(storage_size(options) / 8, c_size_t)
@@ -322,6 +352,7 @@ contains
     type(c_param), allocatable, target :: c_params(:)
     character(kind=c_char), allocatable, target :: name_c(:), body_c(:), pool(:)
     integer :: k, at, total, n
+    module_error = .false.
     call c_string(name, name_c)
     call c_string(body, body_c)
     ! The parameters' names, one pool of NUL-terminated strings.
@@ -363,10 +394,12 @@ contains
     integer(c_int64_t), intent(in) :: extents(:)
     logical, intent(in) :: contiguous
     integer(c_int64_t) :: dummy(1)
+    module_error = .false.
+    field%ptr = c_null_ptr
     if (.not. contiguous) then
       ! No copy is ever made: a section with gaps cannot be wrapped as one array.
-      status = STUBJIT_INVALID_ARGUMENT
-      field%ptr = c_null_ptr
+      status = module_failure('stubjit_wrap: the array is not contiguous (a section with ' // &
+                              'gaps); wrap the whole array, or copy the section first')
       return
     end if
     dummy = 0
@@ -424,10 +457,16 @@ contains
     type(c_loop) :: loops(size(first))
     integer :: d
     domain%ptr = c_null_ptr
-    status = STUBJIT_INVALID_ARGUMENT
-    if (size(last) /= size(first)) return
+    module_error = .false.
+    if (size(last) /= size(first)) then
+      status = module_failure('stubjit_domain_loops: first and last have different lengths')
+      return
+    end if
     if (present(step)) then
-      if (size(step) /= size(first)) return
+      if (size(step) /= size(first)) then
+        status = module_failure('stubjit_domain_loops: step and first have different lengths')
+        return
+      end if
     end if
     do d = 1, size(first)
       loops(d)%first = first(d) - 1
@@ -440,25 +479,26 @@ contains
 
   ! --- launch arguments ---
 
+  ! A scalar's bytes at the start of the union, as C stores it (any byte order).
   type(stubjit_arg) function arg_f32(x) result(a)
     real(c_float), intent(in) :: x
     a%type = STUBJIT_F32
-    a%value(1) = int(transfer(x, 0_c_int32_t), c_int64_t)
+    a%value(1:4) = transfer(x, a%value(1:4))
   end function
   type(stubjit_arg) function arg_f64(x) result(a)
     real(c_double), intent(in) :: x
     a%type = STUBJIT_F64
-    a%value(1) = transfer(x, 0_c_int64_t)
+    a%value(1:8) = transfer(x, a%value(1:8))
   end function
   type(stubjit_arg) function arg_i32(x) result(a)
     integer(c_int32_t), intent(in) :: x
     a%type = STUBJIT_I32
-    a%value(1) = int(x, c_int64_t)
+    a%value(1:4) = transfer(x, a%value(1:4))
   end function
   type(stubjit_arg) function arg_i64(x) result(a)
     integer(c_int64_t), intent(in) :: x
     a%type = STUBJIT_I64
-    a%value(1) = x
+    a%value(1:8) = transfer(x, a%value(1:8))
   end function
   type(stubjit_arg) function arg_field(f) result(a)
     type(stubjit_field), intent(in) :: f
@@ -473,6 +513,7 @@ contains
     type(stubjit_kernel), intent(in) :: kernel
     type(stubjit_domain), intent(in) :: domain
     type(stubjit_arg), intent(in) :: args(:)
+    module_error = .false.
     status = c_kernel_launch(kernel%ptr, c_null_ptr, domain%ptr, args, &
                              int(size(args), c_size_t), c_null_ptr)
   end function

@@ -110,16 +110,18 @@ stubjit_status record_current_exception() noexcept {
     }
     error.publish();
   } catch (...) {
-    // Copying the details ran out of memory: the status and what fitted remain.
-    error.view.status = STUBJIT_OUT_OF_MEMORY;
-    error.message.clear();
+    // Copying the details ran out of memory: the status alone, no detail of an earlier
+    // error left beside it (reset allocates nothing for an empty message).
+    error.reset(STUBJIT_OUT_OF_MEMORY, std::string());
     error.publish();
   }
   return error.view.status;
 }
 
+// The C enums are compared as ints: a caller's value outside an enum's range must not be
+// used as that enum in C++.
 ElementType element_type(stubjit_type type) {
-  switch (type) {
+  switch (static_cast<int>(type)) {
     case STUBJIT_F32:
       return ElementType::f32;
     case STUBJIT_F64:
@@ -161,7 +163,7 @@ stubjit_type c_type(ElementType type) {
 }
 
 std::optional<Mode> forced_mode(stubjit_mode mode) {
-  switch (mode) {
+  switch (static_cast<int>(mode)) {
     case STUBJIT_MODE_AUTO:
       return std::nullopt;
     case STUBJIT_MODE_DIRECT:
@@ -187,14 +189,14 @@ stubjit_mode c_mode(Mode mode) {
 }
 
 Layout layout(stubjit_layout layout) {
-  if (layout == STUBJIT_ROW_MAJOR) return Layout::row_major;
-  if (layout == STUBJIT_COLUMN_MAJOR) return Layout::column_major;
+  if (static_cast<int>(layout) == STUBJIT_ROW_MAJOR) return Layout::row_major;
+  if (static_cast<int>(layout) == STUBJIT_COLUMN_MAJOR) return Layout::column_major;
   throw InvalidArgument{"unknown stubjit_layout " + std::to_string(static_cast<int>(layout))};
 }
 
 Order order(stubjit_order order) {
-  if (order == STUBJIT_ORDER_C) return Order::c;
-  if (order == STUBJIT_ORDER_FORTRAN) return Order::fortran;
+  if (static_cast<int>(order) == STUBJIT_ORDER_C) return Order::c;
+  if (static_cast<int>(order) == STUBJIT_ORDER_FORTRAN) return Order::fortran;
   throw InvalidArgument{"unknown stubjit_order " + std::to_string(static_cast<int>(order))};
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
@@ -12,10 +13,13 @@
 #include "stubjit/stubjit.h"
 
 struct stubjit_runtime_s {
+  explicit stubjit_runtime_s(stubjit::Runtime made) : runtime(std::move(made)) {}
   stubjit::Runtime runtime;
   // What the const char* getters return: kept with the handle so that they live as
-  // long as it.
+  // long as it. The cache directory is asked once (it opens the cache), by the first
+  // caller of any thread.
   std::string backend, target, compiler, cache_dir;
+  std::once_flag cache_dir_once;
 };
 struct stubjit_kernel_s {
   stubjit::Kernel kernel;

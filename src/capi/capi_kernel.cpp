@@ -30,7 +30,7 @@ bool has_member(const Struct& s, const Member& member) {
 }
 
 stubjit::ParamKind param_kind(stubjit_param_kind kind) {
-  switch (kind) {
+  switch (static_cast<int>(kind)) {
     case STUBJIT_PARAM_SCALAR:
       return stubjit::ParamKind::scalar;
     case STUBJIT_PARAM_FIELD:
@@ -50,7 +50,7 @@ stubjit::ParamKind param_kind(stubjit_param_kind kind) {
 }
 
 stubjit::Combiner combiner(stubjit_combiner c) {
-  if (c < STUBJIT_COMBINE_NONE || c > STUBJIT_COMBINE_CUSTOM)
+  if (static_cast<int>(c) < STUBJIT_COMBINE_NONE || static_cast<int>(c) > STUBJIT_COMBINE_CUSTOM)
     throw InvalidArgument{"unknown stubjit_combiner " + std::to_string(static_cast<int>(c))};
   // The C values follow stubjit::Combiner's order (none, sum, ..., custom).
   return static_cast<stubjit::Combiner>(static_cast<int>(c));
@@ -64,7 +64,8 @@ stubjit::Param param(const stubjit_param& c, std::size_t position) {
   p.name = c.name;
   p.type = element_type(c.type);
   p.rank = c.rank;
-  if (c.access != STUBJIT_READ_ONLY && c.access != STUBJIT_READ_WRITE)
+  if (static_cast<int>(c.access) != STUBJIT_READ_ONLY &&
+      static_cast<int>(c.access) != STUBJIT_READ_WRITE)
     throw InvalidArgument{"parameter " + p.name + ": unknown stubjit_access"};
   p.access =
       c.access == STUBJIT_READ_WRITE ? stubjit::Access::read_write : stubjit::Access::read_only;
@@ -80,7 +81,7 @@ stubjit::Param param(const stubjit_param& c, std::size_t position) {
   p.combiner = combiner(c.combiner);
   p.combine = text(c.combine);
   p.identity = text(c.identity);
-  switch (c.scan) {
+  switch (static_cast<int>(c.scan)) {
     case STUBJIT_SCAN_NONE:
       p.scan = stubjit::ScanKind::none;
       break;
@@ -93,7 +94,7 @@ stubjit::Param param(const stubjit_param& c, std::size_t position) {
     default:
       throw InvalidArgument{"parameter " + p.name + ": unknown stubjit_scan_kind"};
   }
-  switch (c.sort) {
+  switch (static_cast<int>(c.sort)) {
     case STUBJIT_SORT_NONE:
       p.sort = stubjit::SortOrder::none;
       break;
@@ -140,8 +141,8 @@ stubjit::KernelSource kernel_source(const stubjit_kernel_source& c) {
   if (has_member(c, c.block_shape))
     for (int d = 0; d < 3; ++d) source.block.shape[static_cast<std::size_t>(d)] = c.block_shape[d];
   if (has_member(c, c.specialize)) {
-    if (c.specialize != STUBJIT_SPECIALIZE_AT_LAUNCH &&
-        c.specialize != STUBJIT_SPECIALIZE_BACKGROUND)
+    if (static_cast<int>(c.specialize) != STUBJIT_SPECIALIZE_AT_LAUNCH &&
+        static_cast<int>(c.specialize) != STUBJIT_SPECIALIZE_BACKGROUND)
       throw InvalidArgument{"unknown stubjit_specialize"};
     source.specialize = c.specialize == STUBJIT_SPECIALIZE_BACKGROUND
                             ? stubjit::Specialize::background
@@ -192,11 +193,11 @@ std::vector<Arg> args_of(const stubjit_arg* args, std::size_t count) {
   std::vector<Arg> out;
   out.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
-    if (args[i].kind == STUBJIT_ARG_FIELD) {
+    if (static_cast<int>(args[i].kind) == STUBJIT_ARG_FIELD) {
       if (args[i].field == nullptr)
         throw InvalidArgument{"argument " + std::to_string(i) + " is a NULL field"};
       out.emplace_back(args[i].field->field);
-    } else if (args[i].kind == STUBJIT_ARG_SCALAR) {
+    } else if (static_cast<int>(args[i].kind) == STUBJIT_ARG_SCALAR) {
       out.push_back(scalar_arg(args[i]));
     } else {
       throw InvalidArgument{"argument " + std::to_string(i) + ": unknown stubjit_arg_kind"};
@@ -256,6 +257,21 @@ void check_summary(const Summary* summary, const char* what) {
     throw InvalidArgument{std::string(what) + ".struct_size is not set (sizeof)"};
 }
 
+// What every launch-like call resolves first: the kernel, the domain, the options and the
+// arguments, each checked.
+struct Call {
+  stubjit::Kernel& kernel;
+  const stubjit::Domain& domain;
+  stubjit::LaunchOptions options;
+  std::vector<Arg> args;
+};
+
+Call call_of(stubjit_kernel kernel, const stubjit_launch_options* options, stubjit_domain domain,
+             const stubjit_arg* args, std::size_t count) {
+  return Call{require(kernel, "kernel").kernel, require(domain, "domain").domain,
+              launch_options(options), args_of(args, count)};
+}
+
 }  // namespace
 
 extern "C" {
@@ -296,7 +312,11 @@ stubjit_status stubjit_kernel_create(stubjit_runtime runtime, const stubjit_kern
 void stubjit_kernel_destroy(stubjit_kernel kernel) { release(kernel); }
 
 const char* stubjit_kernel_name(stubjit_kernel kernel) {
-  return kernel == nullptr ? "" : kernel->kernel.name().c_str();
+  try {
+    return kernel == nullptr ? "" : kernel->kernel.name().c_str();
+  } catch (...) {  // a handle with no kernel behind it
+    return "";
+  }
 }
 
 stubjit_status stubjit_kernel_launch(stubjit_kernel kernel, const stubjit_launch_options* options,
@@ -304,11 +324,8 @@ stubjit_status stubjit_kernel_launch(stubjit_kernel kernel, const stubjit_launch
                                      size_t arg_count, stubjit_launch_summary* summary) {
   return guarded([&] {
     check_summary(summary, "stubjit_launch_summary");
-    stubjit::Kernel& k = require(kernel, "kernel").kernel;
-    const stubjit::Domain& d = require(domain, "domain").domain;
-    const stubjit::LaunchOptions o = launch_options(options);
-    const std::vector<Arg> packed = args_of(args, arg_count);
-    write_summary(k.launch_args(d, packed.data(), packed.size(), o), summary);
+    Call c = call_of(kernel, options, domain, args, arg_count);
+    write_summary(c.kernel.launch_args(c.domain, c.args.data(), c.args.size(), c.options), summary);
   });
 }
 
@@ -317,11 +334,9 @@ stubjit_status stubjit_kernel_prepare(stubjit_kernel kernel, const stubjit_launc
                                       size_t arg_count, stubjit_launch_summary* summary) {
   return guarded([&] {
     check_summary(summary, "stubjit_launch_summary");
-    stubjit::Kernel& k = require(kernel, "kernel").kernel;
-    const stubjit::Domain& d = require(domain, "domain").domain;
-    const stubjit::LaunchOptions o = launch_options(options);
-    const std::vector<Arg> packed = args_of(args, arg_count);
-    write_summary(k.prepare_args(d, packed.data(), packed.size(), o), summary);
+    Call c = call_of(kernel, options, domain, args, arg_count);
+    write_summary(c.kernel.prepare_args(c.domain, c.args.data(), c.args.size(), c.options),
+                  summary);
   });
 }
 
@@ -350,9 +365,8 @@ stubjit_status stubjit_kernel_stub_source(stubjit_kernel kernel,
                                           size_t* length) {
   return guarded([&] {
     require_out(length, "length");
-    const stubjit::Kernel& k = require(kernel, "kernel").kernel;
-    const stubjit::Domain& d = require(domain, "domain").domain;
-    const std::string source = k.stub_source(d, args_of(args, arg_count), launch_options(options));
+    const Call c = call_of(kernel, options, domain, args, arg_count);
+    const std::string source = c.kernel.stub_source(c.domain, c.args, c.options);
     *length = source.size();
     if (buffer != nullptr && buffer_size > 0) {
       const std::size_t n = std::min(buffer_size - 1, source.size());
@@ -369,11 +383,9 @@ stubjit_status stubjit_kernel_reduce(stubjit_kernel kernel, const stubjit_launch
   return guarded([&] {
     check_summary(summary, "stubjit_launch_summary");
     require_out(value, "value");
-    stubjit::Kernel& k = require(kernel, "kernel").kernel;
-    const stubjit::Domain& d = require(domain, "domain").domain;
-    const std::vector<Arg> packed = args_of(args, arg_count);
-    write_summary(k.reduce_args(d, packed.data(), packed.size(), launch_options(options),
-                                element_type(type), value),
+    Call c = call_of(kernel, options, domain, args, arg_count);
+    write_summary(c.kernel.reduce_args(c.domain, c.args.data(), c.args.size(), c.options,
+                                       element_type(type), value),
                   summary);
   });
 }
@@ -418,9 +430,8 @@ stubjit_status stubjit_kernel_binary(stubjit_kernel kernel, const stubjit_launch
   return guarded([&] {
     require_out(out, "out");
     *out = nullptr;
-    stubjit::Kernel& k = require(kernel, "kernel").kernel;
-    const stubjit::Domain& d = require(domain, "domain").domain;
-    stubjit::StubBinary binary = k.binary(d, args_of(args, arg_count), launch_options(options));
+    Call c = call_of(kernel, options, domain, args, arg_count);
+    stubjit::StubBinary binary = c.kernel.binary(c.domain, c.args, c.options);
     *out = std::make_unique<stubjit_binary_s>(stubjit_binary_s{std::move(binary)}).release();
   });
 }

@@ -102,6 +102,13 @@ std::vector<std::int64_t> dense_strides(const std::vector<std::int64_t>& extents
   return strides;
 }
 
+void check_domain_rank(int rank) {
+  if (rank < 0 || rank > stubjit::Domain::max_rank)
+    throw stubjit::DomainError(-1, "a domain's rank is 0 to " +
+                                       std::to_string(stubjit::Domain::max_rank) + ", not " +
+                                       std::to_string(rank));
+}
+
 template <class Make>
 stubjit_status new_field(stubjit_field* out, Make&& make) {
   return guarded([&] {
@@ -133,12 +140,8 @@ stubjit_status stubjit_runtime_create(const stubjit_runtime_options* options,
     *out = nullptr;
     stubjit_runtime_options defaults;
     stubjit_runtime_options_init(&defaults);
-    auto handle = std::make_unique<stubjit_runtime_s>(stubjit_runtime_s{
-        stubjit::Runtime(runtime_options(options != nullptr ? *options : defaults)),
-        {},
-        {},
-        {},
-        {}});
+    auto handle = std::make_unique<stubjit_runtime_s>(
+        stubjit::Runtime(runtime_options(options != nullptr ? *options : defaults)));
     handle->backend = handle->runtime.backend_name();
     handle->target = handle->runtime.target_id();
     handle->compiler = handle->runtime.compiler_id();
@@ -160,9 +163,10 @@ const char* stubjit_runtime_compiler(stubjit_runtime runtime) {
 const char* stubjit_runtime_cache_dir(stubjit_runtime runtime) {
   if (runtime == nullptr) return "";
   try {
-    runtime->cache_dir = runtime->runtime.cache_dir();
-  } catch (...) {
-    runtime->cache_dir.clear();
+    std::call_once(runtime->cache_dir_once,
+                   [&] { runtime->cache_dir = runtime->runtime.cache_dir(); });
+  } catch (...) {  // the flag stays unset: a later call asks again
+    return "";
   }
   return runtime->cache_dir.c_str();
 }
@@ -221,10 +225,7 @@ stubjit_status stubjit_domain_create(int rank, const stubjit_dim* dims, stubjit_
   return guarded([&] {
     require_out(out, "out");
     *out = nullptr;
-    if (rank < 0 || rank > stubjit::Domain::max_rank)
-      throw stubjit::DomainError(-1, "a domain's rank is 0 to " +
-                                         std::to_string(stubjit::Domain::max_rank) + ", not " +
-                                         std::to_string(rank));
+    check_domain_rank(rank);
     if (rank > 0 && dims == nullptr) throw InvalidArgument{"dims is NULL"};
     std::vector<stubjit::Dim> converted;
     for (int d = 0; d < rank; ++d)
@@ -240,10 +241,7 @@ stubjit_status stubjit_domain_from_loops(int rank, const stubjit_loop* loops, st
   return guarded([&] {
     require_out(out, "out");
     *out = nullptr;
-    if (rank < 0 || rank > stubjit::Domain::max_rank)
-      throw stubjit::DomainError(-1, "a domain's rank is 0 to " +
-                                         std::to_string(stubjit::Domain::max_rank) + ", not " +
-                                         std::to_string(rank));
+    check_domain_rank(rank);
     if (rank > 0 && loops == nullptr) throw InvalidArgument{"loops is NULL"};
     std::vector<stubjit::Loop> converted;
     for (int d = 0; d < rank; ++d)

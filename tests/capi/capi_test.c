@@ -6,11 +6,14 @@
  * column-major and strided (the results land in the caller's arrays), a Fortran-order
  * domain from loops with a negative step, a rank-5 strided view, a reduce, streams, every
  * error status with its typed details (and nothing run or lost after a refused launch),
- * and handle lifetimes. Prints each failed check as file:line and exits 1 if any
- * failed. */
+ * and handle lifetimes; then, on the CUDA backend over the test tree's fake driver
+ * (STUBJIT_TEST_FAKE_CUDA_DRIVER), a launch that fails part-way: STUBJIT_LAUNCH_ERROR.
+ * Prints each failed check as file:line and exits 1 if any failed. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stubjit/stubjit.h"
@@ -1305,6 +1308,74 @@ static void test_caller_limits(void) {
   stubjit_runtime_destroy(runtime);
 }
 
+/* STUBJIT_LAUNCH_ERROR: the fake CUDA driver (device memory is host memory, a launch
+ * only counts) fails the second dispatch of a multi-dispatch launch; the error says one
+ * of the plan's dispatches was issued. Skipped where the build has no fake driver or
+ * the machine no NVRTC. */
+static void test_launch_error_on_the_fake_cuda_driver(void) {
+  const char* driver = getenv("STUBJIT_TEST_FAKE_CUDA_DRIVER");
+  stubjit_runtime_options options;
+  stubjit_runtime runtime = NULL;
+  stubjit_param param;
+  stubjit_kernel count;
+  stubjit_field visits;
+  stubjit_domain domain;
+  stubjit_launch_options launch;
+  stubjit_plan_summary plan;
+  stubjit_arg arg;
+  const int64_t extents[1] = {2048};
+  stubjit_device_limits limits;
+  char fail_at[32];
+  if (driver == NULL || driver[0] == '\0') {
+    printf("note: no fake CUDA driver in this build; STUBJIT_LAUNCH_ERROR not checked\n");
+    return;
+  }
+  setenv("STUBJIT_CUDA_DRIVER_PATH", driver, 1);
+  stubjit_runtime_options_init(&options);
+  options.backend = "cuda";
+  options.disk_cache = 0;
+  options.fuse_dimensions = 0;
+  /* A grid of at most 4 groups a dimension: 2048 points take two dispatches. */
+  memset(&limits, 0, sizeof limits);
+  limits.max_grid[0] = limits.max_grid[1] = limits.max_grid[2] = 4;
+  limits.max_block[0] = limits.max_block[1] = 1024;
+  limits.max_block[2] = 64;
+  limits.max_threads_per_block = 1024;
+  limits.warp_size = 32;
+  limits.max_shared_bytes = 48 * 1024;
+  options.limits = &limits;
+  if (stubjit_runtime_create(&options, &runtime) != STUBJIT_OK) {
+    printf("note: no CUDA runtime over the fake driver (%s); STUBJIT_LAUNCH_ERROR not checked\n",
+           stubjit_last_error()->message);
+    return;
+  }
+  param = stubjit_param_inout("visits", STUBJIT_I32, 0);
+  count = new_kernel(runtime, "count", &param, 1, "visits += 1;");
+  visits = new_field(runtime, STUBJIT_I32, 1, extents, STUBJIT_ROW_MAJOR);
+  domain = new_box(1, extents, STUBJIT_ORDER_C);
+  memset(&plan, 0, sizeof plan);
+  plan.struct_size = sizeof plan;
+  CHECK_OK(stubjit_kernel_plan(count, domain, STUBJIT_MODE_MULTI, &plan));
+  CHECK(plan.dispatches >= 2);
+  stubjit_launch_options_init(&launch);
+  launch.mode = STUBJIT_MODE_MULTI;
+  arg = stubjit_arg_field(visits);
+  CHECK_OK(stubjit_kernel_launch(count, &launch, domain, &arg, 1, NULL)); /* compiles */
+  /* The fake driver counts this process's cuLaunchKernel calls (the first launch's were
+   * all of them): fail the second of the next launch. */
+  snprintf(fail_at, sizeof fail_at, "%d", (int)plan.dispatches + 2);
+  setenv("STUBJIT_FAKE_CUDA_FAIL_LAUNCH", fail_at, 1);
+  CHECK_STATUS(stubjit_kernel_launch(count, &launch, domain, &arg, 1, NULL), STUBJIT_LAUNCH_ERROR);
+  CHECK_INT((long long)stubjit_last_error()->dispatches_issued, 1);
+  CHECK_INT((long long)stubjit_last_error()->dispatches_total, (long long)plan.dispatches);
+  CHECK_CONTAINS(stubjit_last_error()->message, "CUDA_ERROR_LAUNCH_FAILED");
+  unsetenv("STUBJIT_FAKE_CUDA_FAIL_LAUNCH");
+  stubjit_domain_destroy(domain);
+  stubjit_field_destroy(visits);
+  stubjit_kernel_destroy(count);
+  stubjit_runtime_destroy(runtime);
+}
+
 int main(void) {
   stubjit_runtime runtime;
 
@@ -1323,6 +1394,7 @@ int main(void) {
   test_errors();
   test_caller_limits();
   test_lifetimes();
+  test_launch_error_on_the_fake_cuda_driver();
 
   printf("%s: %d checks, %d failed\n", failures ? "FAILED" : "PASSED", checks, failures);
   return failures ? 1 : 0;

@@ -73,10 +73,18 @@ program fortran_test
   call expect(status == STUBJIT_DOMAIN_ERROR, 'a loop of step 0: domain error')
   status = stubjit_domain_loops(empty, [1, 1], [5])
   call expect(status == STUBJIT_INVALID_ARGUMENT, 'bounds of two lengths: invalid argument')
+  call expect(stubjit_error_status() == STUBJIT_INVALID_ARGUMENT, 'the error says so')
+  call expect(index(stubjit_error_message(), 'different lengths') > 0, &
+              'and why: ' // stubjit_error_message())
 
   ! A section with gaps is not wrapped (no copy is ever made).
   status = stubjit_wrap(runtime, fsection, x(1:7:2, :, :))
   call expect(status == STUBJIT_INVALID_ARGUMENT, 'a section with gaps: invalid argument')
+  call expect(index(stubjit_error_message(), 'not contiguous') > 0, &
+              'and why: ' // stubjit_error_message())
+  ! The next call that reaches the library reports its own outcome again.
+  status = stubjit_launch(saxpy, whole, [stubjit_arg_of(fx)])
+  call expect(stubjit_error_status() == STUBJIT_ARGUMENT_ERROR, 'a later error replaces it')
 
   ! --- a nest with negative steps and the index token, against the same loops ---
   !   do j = 4, 1, -1; do i = 6, 1, -2: z(i, j) = 1000 j + i, visits(i, j) += 1

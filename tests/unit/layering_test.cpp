@@ -197,9 +197,10 @@ TEST(Layering, ThePlantedViolationsOfATestTreeAreFound) {
   fs::create_directories(root / "docs");
   fs::copy_file(fs::path(STUBJIT_SOURCE_DIR) / "docs" / "architecture.md",
                 root / "docs" / "architecture.md");
-  for (const char* folder : {"include/stubjit", "kernels/stubjit", "src/support", "src/plan",
-                             "src/bind", "src/codegen", "src/cache", "src/backends/alpha",
-                             "src/backends/beta", "src/runtime", "src/worker", "tools", "examples"})
+  for (const char* folder :
+       {"include/stubjit", "kernels/stubjit", "src/support", "src/plan", "src/bind", "src/codegen",
+        "src/cache", "src/capi", "src/backends/alpha", "src/backends/beta", "src/runtime",
+        "src/worker", "tools", "examples"})
     fs::create_directories(root / folder);
   const auto write = [&](const std::string& path, const std::string& text) {
     std::ofstream(root / path) << text;

@@ -1,0 +1,240 @@
+#include "arrays.hpp"
+
+#include <pybind11/complex.h>
+#include <pybind11/numpy.h>
+
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "stubjit/error.hpp"
+#include "stubjit/half.hpp"
+
+namespace stubjit::python {
+namespace {
+
+struct TypeName {
+  ElementType type;
+  const char* numpy;
+};
+// numpy's names; bfloat16 has none (its bits travel as uint16).
+constexpr TypeName type_names[] = {{ElementType::f32, "float32"},
+                                   {ElementType::f64, "float64"},
+                                   {ElementType::i32, "int32"},
+                                   {ElementType::i64, "int64"},
+                                   {ElementType::u32, "uint32"},
+                                   {ElementType::i8, "int8"},
+                                   {ElementType::u8, "uint8"},
+                                   {ElementType::i16, "int16"},
+                                   {ElementType::u16, "uint16"},
+                                   {ElementType::u64, "uint64"},
+                                   {ElementType::boolean, "bool"},
+                                   {ElementType::float16, "float16"},
+                                   {ElementType::complex_f32, "complex64"},
+                                   {ElementType::complex_f64, "complex128"}};
+
+py::module_ numpy() { return py::module_::import("numpy"); }
+
+// numpy's array-interface type string ("<f4") as an element type.
+ElementType type_of_typestr(const std::string& typestr) {
+  return element_type_of(numpy().attr("dtype")(typestr));
+}
+
+std::vector<std::int64_t> element_strides(const std::vector<std::int64_t>& byte_strides,
+                                          std::int64_t itemsize) {
+  std::vector<std::int64_t> strides;
+  for (std::int64_t bytes : byte_strides) {
+    if (bytes % itemsize != 0)
+      throw FieldError("an array whose strides (" + std::to_string(bytes) +
+                       " bytes) are not whole elements of " + std::to_string(itemsize) +
+                       " bytes cannot be wrapped");
+    strides.push_back(bytes / itemsize);
+  }
+  return strides;
+}
+
+Field wrap_cuda_array(Runtime& runtime, const py::dict& interface) {
+  if (interface.contains("mask") && !interface["mask"].is_none())
+    throw ArgumentError("",
+                        "a masked device array (__cuda_array_interface__ mask) cannot be "
+                        "wrapped");
+  if (runtime.backend_name() != "cuda")
+    throw ArgumentError("", "an array with __cuda_array_interface__ (device memory) on a " +
+                                runtime.backend_name() + " runtime: use a numpy array there");
+  const py::tuple data = interface["data"].cast<py::tuple>();
+  const auto pointer = data[0].cast<std::uintptr_t>();
+  const bool read_only = data[1].cast<bool>();
+  const ElementType type = type_of_typestr(interface["typestr"].cast<std::string>());
+  const auto itemsize = static_cast<std::int64_t>(size_of(type));
+  std::vector<std::int64_t> extents;
+  for (const py::handle extent : interface["shape"].cast<py::tuple>())
+    extents.push_back(extent.cast<std::int64_t>());
+  std::vector<std::int64_t> strides;  // none: C-contiguous
+  if (interface.contains("strides") && !interface["strides"].is_none()) {
+    std::vector<std::int64_t> bytes;
+    for (const py::handle stride : interface["strides"].cast<py::tuple>())
+      bytes.push_back(stride.cast<std::int64_t>());
+    strides = element_strides(bytes, itemsize);
+  }
+  return runtime.wrap_memory(reinterpret_cast<void*>(pointer), type, extents, strides, !read_only);
+}
+
+template <class T>
+Arg number_as(const py::handle& value) {
+  return Arg(value.cast<T>());
+}
+
+// An integer of T's range, or a cast_error: pybind11 converts every int to the wider
+// C types, so the range is checked here.
+template <class T>
+T checked(const py::int_& integer) {
+  if constexpr (std::is_signed_v<T>) {
+    const auto wide = integer.cast<long long>();
+    if (wide < static_cast<long long>(std::numeric_limits<T>::min()) ||
+        wide > static_cast<long long>(std::numeric_limits<T>::max()))
+      throw py::cast_error("out of range");
+    return static_cast<T>(wide);
+  } else {
+    if (py::int_(0).attr("__gt__")(integer).cast<bool>()) throw py::cast_error("negative");
+    const auto wide = integer.cast<unsigned long long>();
+    if (wide > static_cast<unsigned long long>(std::numeric_limits<T>::max()))
+      throw py::cast_error("out of range");
+    return static_cast<T>(wide);
+  }
+}
+
+}  // namespace
+
+ElementType element_type_of(const py::handle& dtype_like) {
+  const py::object dtype = numpy().attr("dtype")(dtype_like);
+  const std::string name = py::str(dtype.attr("name"));
+  // A big-endian float32 is named float32 too: stubjit reads memory in the machine's order.
+  if (!dtype.attr("isnative").cast<bool>())
+    throw FieldError("an array of " + std::string(py::str(dtype)) +
+                     " is not in this machine's byte order (convert it with "
+                     "astype(dtype.newbyteorder('=')))");
+  for (const TypeName& t : type_names)
+    if (name == t.numpy) return t.type;
+  if (name == "bfloat16") return ElementType::bfloat16;
+  throw py::type_error("stubjit has no element type for numpy dtype " + name);
+}
+
+py::object dtype_of(ElementType type) {
+  if (type == ElementType::bfloat16) return numpy().attr("dtype")("uint16");
+  for (const TypeName& t : type_names)
+    if (t.type == type) return numpy().attr("dtype")(t.numpy);
+  throw py::type_error("no numpy dtype for this element type");
+}
+
+Field wrap_array(Runtime& runtime, const py::handle& array, py::object& keep) {
+  if (py::hasattr(array, "__cuda_array_interface__")) {
+    keep = py::reinterpret_borrow<py::object>(array);
+    return wrap_cuda_array(runtime, array.attr("__cuda_array_interface__").cast<py::dict>());
+  }
+  if (runtime.backend_name() != "cpu")
+    throw ArgumentError("", "a host array on a " + runtime.backend_name() +
+                                " runtime: pass a device array (__cuda_array_interface__) "
+                                "or a stubjit.Field");
+  // The export stays alive with the field (`keep`): the memory cannot be freed or the
+  // object resized while it is used. Writable if the object allows.
+  const py::memoryview view(py::reinterpret_borrow<py::object>(array));
+  keep = view;
+  const py::buffer_info info = py::reinterpret_borrow<py::buffer>(view).request();
+  const bool writable = !view.attr("readonly").cast<bool>();
+  // numpy's own dtype: a buffer's format string does not name complex types ("Zf").
+  const ElementType type = element_type_of(numpy().attr("asarray")(view).attr("dtype"));
+  if (static_cast<std::int64_t>(size_of(type)) != info.itemsize)
+    throw FieldError("the array's elements are " + std::to_string(info.itemsize) +
+                     " bytes, its type's " + std::to_string(size_of(type)));
+  const std::vector<std::int64_t> extents(info.shape.begin(), info.shape.end());
+  const std::vector<std::int64_t> byte_strides(info.strides.begin(), info.strides.end());
+  return runtime.wrap_memory(info.ptr, type, extents, element_strides(byte_strides, info.itemsize),
+                             writable);
+}
+
+Arg argument(Runtime& runtime, const Param& param, const py::handle& value, Field& holder,
+             py::object& keep) {
+  if (py::isinstance<Field>(value)) {
+    holder = value.cast<Field>();
+    return Arg(holder);
+  }
+  if (param.kind == ParamKind::field) {
+    holder = wrap_array(runtime, value, keep);
+    return Arg(holder);
+  }
+  // A scalar: the parameter's type decides, as a C++ caller's cast would; a value of
+  // another kind (a float for an integer) is refused rather than truncated.
+  const py::module_ np = numpy();
+  const bool is_bool = py::isinstance<py::bool_>(value) || py::isinstance(value, np.attr("bool_"));
+  const bool is_integer =
+      !is_bool && (py::isinstance<py::int_>(value) || py::isinstance(value, np.attr("integer")));
+  // A bool is a bool: not a number for a float or integer parameter.
+  const bool is_real =
+      is_integer || py::isinstance<py::float_>(value) || py::isinstance(value, np.attr("floating"));
+  const bool is_complex =
+      is_real || py::isinstance(value, np.attr("complexfloating")) || PyComplex_Check(value.ptr());
+  const auto refuse = [&](const std::string& wanted) {
+    return ArgumentError(param.name, "parameter '" + param.name + "' is a scalar " +
+                                         name_of(param.type) + " and takes " + wanted + ", not " +
+                                         std::string(py::str(py::repr(value))));
+  };
+  try {
+    switch (param.type) {
+      case ElementType::f32:
+        if (is_real) return number_as<float>(value);
+        throw refuse("a real number");
+      case ElementType::f64:
+        if (is_real) return number_as<double>(value);
+        throw refuse("a real number");
+      case ElementType::float16:
+        if (is_real) return Arg(float16(value.cast<float>()));
+        throw refuse("a real number");
+      case ElementType::bfloat16:
+        if (is_real) return Arg(bfloat16(value.cast<float>()));
+        throw refuse("a real number");
+      case ElementType::boolean:
+        if (is_bool) return number_as<bool>(value);
+        throw refuse("a bool");
+      case ElementType::complex_f32:
+        if (is_complex) return number_as<std::complex<float>>(value);
+        throw refuse("a complex number");
+      case ElementType::complex_f64:
+        if (is_complex) return number_as<std::complex<double>>(value);
+        throw refuse("a complex number");
+      default:
+        break;
+    }
+    if (!is_integer) throw refuse("an integer");
+    // An integer that does not fit the parameter's type is refused (cast_error below).
+    const py::int_ integer = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+    if (!integer) throw py::error_already_set();
+    switch (param.type) {
+      case ElementType::i32:
+        return Arg(checked<std::int32_t>(integer));
+      case ElementType::i64:
+        return Arg(checked<std::int64_t>(integer));
+      case ElementType::u32:
+        return Arg(checked<std::uint32_t>(integer));
+      case ElementType::u64:
+        return Arg(checked<std::uint64_t>(integer));
+      case ElementType::i8:
+        return Arg(checked<std::int8_t>(integer));
+      case ElementType::u8:
+        return Arg(checked<std::uint8_t>(integer));
+      case ElementType::i16:
+        return Arg(checked<std::int16_t>(integer));
+      case ElementType::u16:
+        return Arg(checked<std::uint16_t>(integer));
+      default:
+        break;
+    }
+  } catch (const py::cast_error&) {
+    throw refuse(std::string("a value of ") + name_of(param.type) + "'s range");
+  }
+  throw refuse("a value");
+}
+
+}  // namespace stubjit::python
