@@ -83,6 +83,7 @@ libdir=${libdir%/cmake/spdlog}
 log=$PWD/$build/gpu-check.log
 : >"$log"
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTUBJIT_CPU_BACKEND=OFF \
+  -DSTUBJIT_PYTHON=OFF -DSTUBJIT_FORTRAN=OFF \
   -DCMAKE_PREFIX_PATH="$deps/usr" -Dspdlog_DIR="$libdir/cmake/spdlog" -Dfmt_DIR="$libdir/cmake/fmt" \
   -DGTest_DIR="$libdir/cmake/GTest" -Dbenchmark_DIR="$libdir/cmake/benchmark" \
   -Dxxhash_INCLUDE_DIRS="$deps/usr/include" >>"$log" 2>&1 || fail "configure (see $log)"
