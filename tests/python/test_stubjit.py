@@ -145,6 +145,9 @@ def test_argument_errors_name_the_parameter_and_change_nothing(rt, saxpy):
         with pytest.raises(stubjit.ArgumentError) as error:
             saxpy(5, wrong, x, y)
         assert error.value.parameter == "a"
+    with pytest.raises(stubjit.ArgumentError) as error:
+        saxpy(5, 1.0, 3.0, y)  # a number for an array parameter
+    assert error.value.parameter == "x"
     read_only = np.arange(5, dtype=f32)
     read_only.flags.writeable = False
     with pytest.raises(stubjit.ArgumentError) as error:

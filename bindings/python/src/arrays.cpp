@@ -162,6 +162,10 @@ Arg argument(Runtime& runtime, const Param& param, const py::handle& value, Fiel
     return Arg(holder);
   }
   if (param.kind == ParamKind::field) {
+    if (!PyObject_CheckBuffer(value.ptr()) && !py::hasattr(value, "__cuda_array_interface__"))
+      throw ArgumentError(param.name, "parameter '" + param.name + "' is " + to_string(param) +
+                                          " and takes an array or a stubjit.Field, not " +
+                                          std::string(py::str(py::repr(value))));
     holder = wrap_array(runtime, value, keep);
     return Arg(holder);
   }
