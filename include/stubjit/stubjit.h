@@ -20,6 +20,16 @@
 #define STUBJIT_C_API
 #endif
 
+/* The enums take any int a C caller passes: in C++ their underlying type is int, so that
+ * a value outside the listed ones (which the library refuses with
+ * STUBJIT_INVALID_ARGUMENT) is still a valid value of the type. The same size and
+ * passing as C's enums. */
+#ifdef __cplusplus
+#define STUBJIT_INT_ENUM : int
+#else
+#define STUBJIT_INT_ENUM
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -30,7 +40,7 @@ extern "C" {
 
 /* --- status and errors ------------------------------------------------------------ */
 
-typedef enum stubjit_status {
+typedef enum stubjit_status STUBJIT_INT_ENUM {
   STUBJIT_OK = 0,
   STUBJIT_ERROR = 1,             /* a stubjit::Error of no more specific kind */
   STUBJIT_DOMAIN_ERROR = 2,      /* a domain's rank, count, step or size */
@@ -83,7 +93,7 @@ STUBJIT_C_API const char* stubjit_version(void);
 
 /* --- types ------------------------------------------------------------------------ */
 
-typedef enum stubjit_type {
+typedef enum stubjit_type STUBJIT_INT_ENUM {
   STUBJIT_F32 = 0,
   STUBJIT_F64 = 1,
   STUBJIT_I32 = 2,
@@ -104,13 +114,19 @@ typedef enum stubjit_type {
 /* Bytes of one element; 0 for a value not listed. */
 STUBJIT_C_API size_t stubjit_type_size(stubjit_type type);
 
-typedef enum stubjit_layout { STUBJIT_ROW_MAJOR = 0, STUBJIT_COLUMN_MAJOR = 1 } stubjit_layout;
+typedef enum stubjit_layout STUBJIT_INT_ENUM {
+  STUBJIT_ROW_MAJOR = 0,
+  STUBJIT_COLUMN_MAJOR = 1
+} stubjit_layout;
 
 /* A domain's order: which dimension is fastest (the last in C order, the first in
  * Fortran order). */
-typedef enum stubjit_order { STUBJIT_ORDER_C = 0, STUBJIT_ORDER_FORTRAN = 1 } stubjit_order;
+typedef enum stubjit_order STUBJIT_INT_ENUM {
+  STUBJIT_ORDER_C = 0,
+  STUBJIT_ORDER_FORTRAN = 1
+} stubjit_order;
 
-typedef enum stubjit_mode {
+typedef enum stubjit_mode STUBJIT_INT_ENUM {
   STUBJIT_MODE_AUTO = -1, /* the planner chooses (launch options only) */
   STUBJIT_MODE_DIRECT = 0,
   STUBJIT_MODE_SPREAD = 1,
@@ -288,7 +304,7 @@ STUBJIT_C_API stubjit_status stubjit_field_copy_to_host_async(stubjit_field fiel
 
 /* --- kernels ---------------------------------------------------------------------- */
 
-typedef enum stubjit_param_kind {
+typedef enum stubjit_param_kind STUBJIT_INT_ENUM {
   STUBJIT_PARAM_SCALAR = 0,
   STUBJIT_PARAM_FIELD = 1,
   STUBJIT_PARAM_INDEX = 2,
@@ -298,9 +314,12 @@ typedef enum stubjit_param_kind {
   STUBJIT_PARAM_SHARED = 6
 } stubjit_param_kind;
 
-typedef enum stubjit_access { STUBJIT_READ_ONLY = 0, STUBJIT_READ_WRITE = 1 } stubjit_access;
+typedef enum stubjit_access STUBJIT_INT_ENUM {
+  STUBJIT_READ_ONLY = 0,
+  STUBJIT_READ_WRITE = 1
+} stubjit_access;
 
-typedef enum stubjit_combiner {
+typedef enum stubjit_combiner STUBJIT_INT_ENUM {
   STUBJIT_COMBINE_NONE = 0,
   STUBJIT_COMBINE_SUM = 1,
   STUBJIT_COMBINE_PRODUCT = 2,
@@ -314,13 +333,13 @@ typedef enum stubjit_combiner {
   STUBJIT_COMBINE_CUSTOM = 10
 } stubjit_combiner;
 
-typedef enum stubjit_scan_kind {
+typedef enum stubjit_scan_kind STUBJIT_INT_ENUM {
   STUBJIT_SCAN_NONE = 0,
   STUBJIT_SCAN_INCLUSIVE = 1,
   STUBJIT_SCAN_EXCLUSIVE = 2
 } stubjit_scan_kind;
 
-typedef enum stubjit_sort_order {
+typedef enum stubjit_sort_order STUBJIT_INT_ENUM {
   STUBJIT_SORT_NONE = 0,
   STUBJIT_SORT_ASCENDING = 1,
   STUBJIT_SORT_DESCENDING = 2,
@@ -349,7 +368,7 @@ typedef struct stubjit_param {
   int payload;               /* a sort's payload */
 } stubjit_param;
 
-typedef enum stubjit_specialize {
+typedef enum stubjit_specialize STUBJIT_INT_ENUM {
   STUBJIT_SPECIALIZE_AT_LAUNCH = 0,
   STUBJIT_SPECIALIZE_BACKGROUND = 1
 } stubjit_specialize;
@@ -380,7 +399,10 @@ STUBJIT_C_API void stubjit_kernel_destroy(stubjit_kernel kernel);
 STUBJIT_C_API const char* stubjit_kernel_name(stubjit_kernel kernel);
 
 /* One launch argument: a scalar (its bytes in value) or a field. */
-typedef enum stubjit_arg_kind { STUBJIT_ARG_SCALAR = 0, STUBJIT_ARG_FIELD = 1 } stubjit_arg_kind;
+typedef enum stubjit_arg_kind STUBJIT_INT_ENUM {
+  STUBJIT_ARG_SCALAR = 0,
+  STUBJIT_ARG_FIELD = 1
+} stubjit_arg_kind;
 
 typedef struct stubjit_arg {
   stubjit_arg_kind kind;
