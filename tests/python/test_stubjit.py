@@ -329,3 +329,37 @@ def test_launch_error_says_how_many_dispatches_ran(fake_cuda, monkeypatch):
         count(2048, visits, mode="multi")  # its second dispatch fails
     assert error.value.issued == 1 and error.value.total == total
     assert "CUDA_ERROR_LAUNCH_FAILED" in str(error.value)
+
+
+class DLPackOnly:
+    """An array that offers DLPack alone (as a PyTorch or JAX tensor does), over numpy."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
+def test_dlpack_tensors_are_used_where_they_lie(rt, saxpy):
+    x = np.arange(12, dtype=f32).reshape(3, 4)
+    y_base = np.ones((4, 3), f32)
+    y = y_base.T  # strided: DLPack gives its strides
+    want = 3.0 * x + y
+    saxpy(y.shape, 3.0, DLPackOnly(x), DLPackOnly(y))
+    np.testing.assert_array_equal(y_base.T, want)
+    field = rt.wrap(DLPackOnly(y))
+    assert field.shape == (3, 4) and field.strides == (1, 3)
+    assert field.data_ptr == y.ctypes.data
+
+
+def test_a_host_dlpack_tensor_is_refused_on_cuda(fake_cuda):
+    rt, launches = fake_cuda
+    fill = rt.kernel("fill", [stubjit.inout("y", f32)], "y = 1.0f;")
+    before = launches()
+    with pytest.raises(stubjit.ArgumentError):
+        fill(4, DLPackOnly(np.zeros(4, f32)))
+    assert launches() == before

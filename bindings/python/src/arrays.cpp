@@ -82,6 +82,75 @@ Field wrap_cuda_array(Runtime& runtime, const py::dict& interface) {
   return runtime.wrap_memory(reinterpret_cast<void*>(pointer), type, extents, strides, !read_only);
 }
 
+// DLPack's C ABI: the members of DLManagedTensor this reads (the protocol's
+// `dltensor` capsule, as every DLPack version before 1.0's versioned one lays it out).
+struct DlDevice {
+  std::int32_t device_type;  // 1: CPU, 2: CUDA, 3: CUDA host, 10: ROCm, 13: CUDA managed
+  std::int32_t device_id;
+};
+struct DlDataType {
+  std::uint8_t code;  // 0 int, 1 uint, 2 float, 4 bfloat, 5 complex, 6 bool
+  std::uint8_t bits;
+  std::uint16_t lanes;
+};
+struct DlTensor {
+  void* data;
+  DlDevice device;
+  std::int32_t ndim;
+  DlDataType dtype;
+  std::int64_t* shape;
+  std::int64_t* strides;  // in elements; NULL: compact, row-major
+  std::uint64_t byte_offset;
+};
+
+ElementType dlpack_type(const DlDataType& t) {
+  if (t.lanes != 1) throw FieldError("a DLPack tensor of vectors (lanes > 1) cannot be wrapped");
+  const auto is = [&](std::uint8_t code, std::uint8_t bits) {
+    return t.code == code && t.bits == bits;
+  };
+  if (is(0, 8)) return ElementType::i8;
+  if (is(0, 16)) return ElementType::i16;
+  if (is(0, 32)) return ElementType::i32;
+  if (is(0, 64)) return ElementType::i64;
+  if (is(1, 8)) return ElementType::u8;
+  if (is(1, 16)) return ElementType::u16;
+  if (is(1, 32)) return ElementType::u32;
+  if (is(1, 64)) return ElementType::u64;
+  if (is(2, 16)) return ElementType::float16;
+  if (is(2, 32)) return ElementType::f32;
+  if (is(2, 64)) return ElementType::f64;
+  if (is(4, 16)) return ElementType::bfloat16;
+  if (is(5, 64)) return ElementType::complex_f32;
+  if (is(5, 128)) return ElementType::complex_f64;
+  if (is(6, 8)) return ElementType::boolean;
+  throw FieldError("a DLPack tensor of type code " + std::to_string(t.code) + ", " +
+                   std::to_string(t.bits) + " bits has no stubjit element type");
+}
+
+// An object with __dlpack__ (PyTorch, JAX, CuPy, numpy): its tensor, where it lies. The
+// capsule stays unconsumed in `keep`, so that its producer frees the tensor when the
+// capsule goes (DLPack has no read-only flag: its producers refuse read-only arrays).
+Field wrap_dlpack(Runtime& runtime, const py::handle& array, py::object& keep) {
+  const py::object capsule = array.attr("__dlpack__")();
+  auto* tensor = static_cast<const DlTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
+  if (tensor == nullptr) throw py::error_already_set();
+  keep = capsule;
+  const std::string backend = runtime.backend_name();
+  const std::int32_t device = tensor->device.device_type;
+  const bool fits = (backend == "cpu" && (device == 1 || device == 3)) ||
+                    (backend == "cuda" && (device == 2 || device == 13)) ||
+                    (backend == "hip" && device == 10);
+  if (!fits)
+    throw ArgumentError("", "a DLPack tensor on device type " + std::to_string(device) +
+                                " cannot be used by a " + backend + " runtime");
+  const ElementType type = dlpack_type(tensor->dtype);
+  std::vector<std::int64_t> extents(tensor->shape, tensor->shape + tensor->ndim);
+  std::vector<std::int64_t> strides;  // none: compact row-major
+  if (tensor->strides != nullptr) strides.assign(tensor->strides, tensor->strides + tensor->ndim);
+  return runtime.wrap_memory(static_cast<char*>(tensor->data) + tensor->byte_offset, type, extents,
+                             strides, true);
+}
+
 template <class T>
 Arg number_as(const py::handle& value) {
   return Arg(value.cast<T>());
@@ -134,6 +203,8 @@ Field wrap_array(Runtime& runtime, const py::handle& array, py::object& keep) {
     keep = py::reinterpret_borrow<py::object>(array);
     return wrap_cuda_array(runtime, array.attr("__cuda_array_interface__").cast<py::dict>());
   }
+  if (!PyObject_CheckBuffer(array.ptr()) && py::hasattr(array, "__dlpack__"))
+    return wrap_dlpack(runtime, array, keep);
   if (runtime.backend_name() != "cpu")
     throw ArgumentError("", "a host array on a " + runtime.backend_name() +
                                 " runtime: pass a device array (__cuda_array_interface__) "
@@ -162,7 +233,8 @@ Arg argument(Runtime& runtime, const Param& param, const py::handle& value, Fiel
     return Arg(holder);
   }
   if (param.kind == ParamKind::field) {
-    if (!PyObject_CheckBuffer(value.ptr()) && !py::hasattr(value, "__cuda_array_interface__"))
+    if (!PyObject_CheckBuffer(value.ptr()) && !py::hasattr(value, "__cuda_array_interface__") &&
+        !py::hasattr(value, "__dlpack__"))
       throw ArgumentError(param.name, "parameter '" + param.name + "' is " + to_string(param) +
                                           " and takes an array or a stubjit.Field, not " +
                                           std::string(py::str(py::repr(value))));
