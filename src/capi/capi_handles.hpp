@@ -2,6 +2,7 @@
 // its C++ body in (src/capi/*.cpp): no exception crosses into C.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -76,6 +77,18 @@ template <class Handle>
 void release(Handle* handle) noexcept {
   std::unique_ptr<Handle> owned(handle);
 }
+
+// Whether the caller's build of a struct that begins with struct_size has `member`: a
+// program compiled with an older header passes a shorter struct.
+template <class Struct, class Member>
+bool has_member(const Struct& s, const Member& member) {
+  const auto end =
+      reinterpret_cast<const char*>(&member) + sizeof(Member) - reinterpret_cast<const char*>(&s);
+  return s.struct_size >= static_cast<std::size_t>(end);
+}
+
+// A C string that may be NULL, as a std::string ("" for NULL).
+inline std::string text(const char* s) { return s == nullptr ? std::string() : std::string(s); }
 
 // The C enums, checked and converted.
 ElementType element_type(stubjit_type type);

@@ -19,16 +19,6 @@ namespace {
 using stubjit::Arg;
 using stubjit::ElementType;
 
-std::string text(const char* s) { return s == nullptr ? std::string() : std::string(s); }
-
-// A member of the caller's struct, if the caller's build of the header has it.
-template <class Struct, class Member>
-bool has_member(const Struct& s, const Member& member) {
-  const auto end =
-      reinterpret_cast<const char*>(&member) + sizeof(Member) - reinterpret_cast<const char*>(&s);
-  return s.struct_size >= static_cast<std::size_t>(end);
-}
-
 stubjit::ParamKind param_kind(stubjit_param_kind kind) {
   switch (static_cast<int>(kind)) {
     case STUBJIT_PARAM_SCALAR:

@@ -15,16 +15,6 @@ using stubjit::Field;
 
 namespace {
 
-// The member of a caller's struct, if the caller's build of the header has it.
-template <class Struct, class Member>
-bool has_member(const Struct& s, const Member& member) {
-  const auto end =
-      reinterpret_cast<const char*>(&member) + sizeof(Member) - reinterpret_cast<const char*>(&s);
-  return s.struct_size >= static_cast<std::size_t>(end);
-}
-
-std::string text(const char* s) { return s == nullptr ? std::string() : std::string(s); }
-
 std::vector<std::string> strings(const char* const* list, std::size_t count, const char* what) {
   if (count > 0 && list == nullptr) throw InvalidArgument{std::string(what) + " is NULL"};
   std::vector<std::string> out;
