@@ -42,6 +42,9 @@ requirements=(
   "python3-dev|/usr/include/python3*/Python.h"
   "python3-numpy|/usr/lib/python3/dist-packages/numpy/__init__.py"
   "python3-pytest|/usr/lib/python3/dist-packages/pytest/__init__.py"
+  # stubjit::mpi (src/mpi) and its tests under mpirun (tests/mpi).
+  "libopenmpi-dev|/usr/lib/*/openmpi/include/mpi.h"
+  "openmpi-bin|/usr/bin/orterun"
   # Not for building: ROCm 5.2's hipRTC, which the HIP compile tests run without a GPU.
   "libamdhip64-dev|/usr/lib/*/libamdhip64.so"
 )

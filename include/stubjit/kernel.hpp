@@ -342,6 +342,7 @@ class STUBJIT_API Kernel {
 
  private:
   friend class Runtime;
+  friend class StubExchange;  // stubjit/stub_exchange.hpp
   std::shared_ptr<detail::KernelState> state_;
 };
 

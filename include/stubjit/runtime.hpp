@@ -162,6 +162,7 @@ class STUBJIT_API Runtime {
   std::string cache_dir() const;
 
  private:
+  friend class StubExchange;  // stubjit/stub_exchange.hpp
   std::shared_ptr<detail::RuntimeState> state_;
 };
 

@@ -10,4 +10,5 @@
 #include "stubjit/runtime.hpp"
 #include "stubjit/signature.hpp"
 #include "stubjit/stub.hpp"
+#include "stubjit/stub_exchange.hpp"
 #include "stubjit/types.hpp"

@@ -1,5 +1,6 @@
 #include "runtime/stub_builder.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -68,7 +69,50 @@ bool load_found(RuntimeState& runtime, const DiskKey& key, BinaryChain::Found& f
   }
 }
 
+// The innermost collection alive on this thread (StubCollection).
+thread_local StubCollection* active_collection = nullptr;
+
 }  // namespace
+
+void StubCollection::defer(const RuntimeState& runtime, const GeneratedStub& stub,
+                           const DiskKey& key, const std::string& kernel) {
+  StubCollection* collection = active_collection;
+  if (!collection || collection->runtime_ != &runtime) return;
+  std::vector<StubOrder>& orders = *collection->orders_;
+  const bool known = std::any_of(orders.begin(), orders.end(),
+                                 [&](const StubOrder& order) { return order.key == key.name; });
+  if (!known) {
+    orders.push_back(StubOrder{toolchain_text(*runtime.toolchain_identity), key.name, key.text,
+                               kernel, stub.source, stub.file_name, stub.entry});
+  }
+  throw StubDeferred{};
+}
+
+StubCollection::StubCollection(const RuntimeState& runtime, std::vector<StubOrder>& orders)
+    : runtime_(&runtime), orders_(&orders), previous_(active_collection) {
+  active_collection = this;
+}
+
+StubCollection::~StubCollection() { active_collection = previous_; }
+
+std::string toolchain_text(const ToolchainIdentity& identity) {
+  // Length-prefixed, so that no choice of option text makes two toolchains equal.
+  std::string text = "stubjit-toolchain\n";
+  const auto add = [&](const std::string& part) {
+    text += std::to_string(part.size()) + ":" + part + "\n";
+  };
+  add(identity.backend);
+  add(identity.target);
+  add(identity.compiler);
+  add(identity.generator);
+  text += std::to_string(identity.options.size()) + " options\n";
+  for (const std::string& option : identity.options) add(option);
+  return text;
+}
+
+Binary compile_stub(RuntimeState& runtime, const GeneratedStub& stub, const std::string& kernel) {
+  return compile(runtime, stub, kernel);
+}
 
 StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source,
                          const StubVariant& variant) {
@@ -116,6 +160,7 @@ std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const Kernel
     if (load_found(runtime, key, found, *loaded)) return loaded;
     rejected = true;
   }
+  StubCollection::defer(runtime, stub, key, source.name);
   // One compile per key across processes: whoever holds the key's lock compiles;
   // the others wait, then find the entry. After a rejected entry we compile without
   // looking again (the same bad bytes would be reported twice).

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
+#include "cache/disk_key.hpp"
 #include "cache/stub_identity.hpp"
 #include "codegen/stub_request.hpp"
 #include "runtime/runtime_state.hpp"
+#include "stubjit/stub_exchange.hpp"
 
 namespace stubjit::detail {
 
@@ -19,5 +22,36 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
 // set when the compiler ran. Throws CompileError or BackendError.
 std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const KernelSource& source,
                                              const StubIdentity& identity, bool& ran_compiler);
+
+// While one is alive on a thread, build_stub on that thread for `runtime` compiles
+// nothing: a stub that no store has is added to `orders` (once per key), and the build
+// throws StubDeferred, which only StubExchange::missing catches. Nothing is remembered
+// of a deferred stub: the next build of it looks in the stores again.
+class StubCollection {
+ public:
+  StubCollection(const RuntimeState& runtime, std::vector<StubOrder>& orders);
+  ~StubCollection();
+  StubCollection(const StubCollection&) = delete;
+  StubCollection& operator=(const StubCollection&) = delete;
+
+  // Called by build_stub where no store has the stub: returns where no collection for
+  // `runtime` is alive on this thread; else records the order and throws StubDeferred.
+  static void defer(const RuntimeState& runtime, const GeneratedStub& stub, const DiskKey& key,
+                    const std::string& kernel);
+
+ private:
+  const RuntimeState* runtime_;
+  std::vector<StubOrder>* orders_;
+  StubCollection* previous_;
+};
+// Not derived from std::exception, so that no handler for errors takes it by mistake.
+struct StubDeferred {};
+
+// The toolchain string of StubOrder: equal strings, equal toolchains.
+std::string toolchain_text(const ToolchainIdentity& identity);
+
+// Compiles `stub` with the runtime's toolchain (the node's compile cap applies),
+// counting the compile or its failure. Throws CompileError.
+Binary compile_stub(RuntimeState& runtime, const GeneratedStub& stub, const std::string& kernel);
 
 }  // namespace stubjit::detail

@@ -199,8 +199,8 @@ TEST(Layering, ThePlantedViolationsOfATestTreeAreFound) {
                 root / "docs" / "architecture.md");
   for (const char* folder :
        {"include/stubjit", "kernels/stubjit", "src/support", "src/plan", "src/bind", "src/codegen",
-        "src/cache", "src/capi", "src/backends/alpha", "src/backends/beta", "src/runtime",
-        "src/worker", "tools", "examples"})
+        "src/cache", "src/capi", "src/mpi", "src/backends/alpha", "src/backends/beta",
+        "src/runtime", "src/worker", "tools", "examples"})
     fs::create_directories(root / folder);
   const auto write = [&](const std::string& path, const std::string& text) {
     std::ofstream(root / path) << text;
