@@ -63,6 +63,22 @@ json entry_json(const DiskCacheEntry& e) {
 
 void print(const json& value) { std::printf("%s\n", value.dump(2).c_str()); }
 
+// The read-only layers searched after the root (docs/cluster.md); never written,
+// cleared or evicted by these commands.
+json layers_json(const DiskCacheInfo& info) {
+  json layers = json::array();
+  for (const CacheLayerInfo& layer : info.layers)
+    layers.push_back({{"path", layer.path}, {"usable", layer.usable}, {"problem", layer.problem}});
+  return layers;
+}
+
+void print_layers(const DiskCacheInfo& info) {
+  for (const CacheLayerInfo& layer : info.layers) {
+    std::printf("layer     %s%s%s\n", layer.path.c_str(),
+                layer.usable ? " (read-only)" : ": skipped, ", layer.problem.c_str());
+  }
+}
+
 int list(const CacheFlags& flags, bool as_json) {
   const std::string root = root_of(flags);
   std::vector<DiskCacheEntry> entries = entries_of(root, true);
@@ -110,7 +126,8 @@ int stats(const CacheFlags& flags, bool as_json) {
            {"max_bytes", info.max_bytes},
            {"oldest_use", oldest},
            {"newest_use", newest},
-           {"backends", backends}});
+           {"backends", backends},
+           {"layers", layers_json(info)}});
     return exit_ok;
   }
   std::printf("root      %s\nentries   %zu\nbytes     %llu of %llu (cap)\n", root.c_str(),
@@ -123,6 +140,7 @@ int stats(const CacheFlags& flags, bool as_json) {
     std::printf("  %-6s %zu entries, %llu bytes\n", name.c_str(), totals.first,
                 static_cast<unsigned long long>(totals.second));
   }
+  print_layers(info);
   return exit_ok;
 }
 

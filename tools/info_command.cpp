@@ -47,6 +47,9 @@ json info_json() {
   for (const BackendStatus& status : Runtime::probe_backends())
     backends.push_back(backend_json(status));
   const DiskCacheInfo cache = disk_cache_info();
+  json layers = json::array();
+  for (const CacheLayerInfo& layer : cache.layers)
+    layers.push_back({{"path", layer.path}, {"usable", layer.usable}, {"problem", layer.problem}});
   return {{"version", STUBJIT_VERSION},
           {"backends", backends},
           {"cache",
@@ -54,7 +57,8 @@ json info_json() {
             {"root", cache.root},
             {"reason", cache.reason},
             {"max_bytes", cache.max_bytes},
-            {"format_version", cache.format_version}}}};
+            {"format_version", cache.format_version},
+            {"layers", layers}}}};
 }
 
 std::string join3(const json& values) {
@@ -91,6 +95,12 @@ void print_text(const json& info) {
   std::printf("  size cap  %llu bytes\n  format    version %u\n",
               static_cast<unsigned long long>(c["max_bytes"].get<std::uint64_t>()),
               c["format_version"].get<unsigned>());
+  for (const json& layer : c["layers"]) {
+    const bool usable = layer["usable"].get<bool>();
+    std::printf("  layer     %s%s%s\n", layer["path"].get<std::string>().c_str(),
+                usable ? " (read-only)" : ": skipped, ",
+                usable ? "" : layer["problem"].get<std::string>().c_str());
+  }
 }
 
 }  // namespace

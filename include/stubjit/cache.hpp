@@ -12,6 +12,14 @@
 
 namespace stubjit {
 
+// A read-only cache layer a Runtime would search after its root
+// (RuntimeOptions::cache_layers, $STUBJIT_CACHE_LAYERS; docs/cluster.md).
+struct CacheLayerInfo {
+  std::string path;
+  bool usable = false;
+  std::string problem;  // why a runtime would skip it
+};
+
 // The disk cache a Runtime created with `options` would use.
 struct DiskCacheInfo {
   bool enabled = false;
@@ -19,6 +27,8 @@ struct DiskCacheInfo {
   std::string reason;  // why it is off, or why the root cannot be used
   std::uint64_t max_bytes = 0;
   std::uint32_t format_version = 0;
+  // In search order; empty when the disk cache is switched off.
+  std::vector<CacheLayerInfo> layers;
 };
 // Reads the options and environment; creates nothing.
 STUBJIT_API DiskCacheInfo disk_cache_info(const RuntimeOptions& options = {});
@@ -57,8 +67,9 @@ STUBJIT_API std::vector<DiskCacheEntry> list_disk_cache(
 
 // Removes the given entry files (and their lock files); returns how many were
 // removed. Throws Error, before removing any, if one is not an entry file of the
-// layout under `root`, or if `root` is not a private directory of the current user
-// or not a stubjit cache (see clear_disk_cache).
+// layout under `root`, or if `root` is not a private directory of the current user,
+// not a stubjit cache, or one of the read-only layers of $STUBJIT_CACHE_LAYERS (see
+// clear_disk_cache).
 STUBJIT_API std::size_t remove_disk_cache_entries(const std::string& root,
                                                   const std::vector<DiskCacheEntry>& entries);
 
@@ -67,7 +78,9 @@ STUBJIT_API std::size_t remove_disk_cache_entries(const std::string& root,
 // (older than an hour); only files of stubjit's layout, nothing else. Removing an
 // entry never disturbs a process reading it (it holds its own descriptor); a later
 // lookup misses and compiles. Throws Error if `root` is not a private directory of
-// the current user, or holds other things and no CACHEDIR.TAG written by stubjit.
+// the current user, holds other things and no CACHEDIR.TAG written by stubjit, or is
+// one of the read-only layers of $STUBJIT_CACHE_LAYERS (a layer is changed only by
+// its owner, by hand).
 STUBJIT_API std::size_t clear_disk_cache(const std::string& root,
                                          std::int64_t older_than_seconds = 0);
 

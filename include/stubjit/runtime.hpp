@@ -79,7 +79,15 @@ struct RuntimeOptions {
   // Persistent disk cache of compiled stubs (docs/cache.md). Root directory; empty:
   // $STUBJIT_CACHE_DIR, else $XDG_CACHE_HOME/stubjit, else ~/.cache/stubjit.
   std::string cache_dir;
-  // false: memory-only. STUBJIT_CACHE=off also turns the disk cache off.
+  // Read-only cache layers (docs/cluster.md, "Cache layers"): directories of entries
+  // that another runtime filled (a site or project cache on a shared file system),
+  // searched in this order after the writable cache_dir. Verified like any entry, never
+  // written, evicted or locked; a layer that is missing, unreadable or writable by
+  // anyone but its owner is skipped with one warning. Empty: $STUBJIT_CACHE_LAYERS
+  // (directories separated by ':').
+  std::vector<std::string> cache_layers;
+  // false: memory-only, no layer read either. STUBJIT_CACHE=off also turns the disk
+  // cache and its layers off.
   bool disk_cache = true;
   // Size cap of the disk cache in bytes; 0: $STUBJIT_CACHE_MAX_BYTES, else 1 GiB.
   std::uint64_t cache_max_bytes = 0;
@@ -98,11 +106,15 @@ struct CacheCounters {
   std::uint64_t compile_failures = 0;
   std::uint64_t memory_hits = 0;  // launches that found their stub in memory
   std::uint64_t launches = 0;     // launches that ran at least one dispatch
-  std::uint64_t disk_hits = 0;    // stubs loaded from the disk cache instead of compiled
+  // Stubs loaded from the disk cache instead of compiled: its writable root or one of
+  // its read-only layers.
+  std::uint64_t disk_hits = 0;
   std::uint64_t disk_writes = 0;  // entries this runtime wrote to the disk cache
   // Disk entries refused (corrupt, wrong key or version, unsafe owner or mode, not
-  // loadable) and compiled again instead.
+  // loadable) and compiled again instead, in the writable root or a layer.
   std::uint64_t disk_rejected = 0;
+  // Those of disk_hits that came from a read-only layer (RuntimeOptions::cache_layers).
+  std::uint64_t layer_hits = 0;
 };
 
 // Whether a backend can be used on this machine, and if not, why.

@@ -71,7 +71,10 @@ BinaryChain::Found BinaryChain::find(const DiskKey& key) {
       found.rejected = true;
     }
     if (lookup.found != BinaryStore::Found::hit) continue;
-    for (std::size_t j = 0; j < i; ++j) stores_[j]->put(key, lookup.binary, nullptr);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (stores_[i]->persistent() && stores_[j]->persistent()) continue;
+      stores_[j]->put(key, lookup.binary, nullptr);
+    }
     found.binary = std::move(lookup.binary);
     found.store = i;
     return found;

@@ -55,6 +55,10 @@ class BinaryStore {
   virtual void reject(const DiskKey& key, const std::string& why) = 0;
   // The cross-process build lock of `key`; null for a store private to the process.
   virtual std::unique_ptr<BuildLock> lock_for_build(const DiskKey&) { return nullptr; }
+  // Whether the store keeps binaries beyond the process (the disk cache, a read-only
+  // layer). A hit of such a store is copied only into the stores before it that are
+  // not: what is on disk in one place is there for the next run already.
+  virtual bool persistent() const { return false; }
 
   StoreCounters& counters() { return counters_; }
   const StoreCounters& counters() const { return counters_; }
@@ -80,8 +84,9 @@ class BinaryChain {
     std::size_t store = 0;                 // which store had it
     bool rejected = false;                 // a store held something under the key that it refused
   };
-  // The first store's hit, copied into the stores before it. Stores that rejected
-  // what they held are counted as such.
+  // The first store's hit, copied into the stores before it (a persistent store's hit
+  // only into those that are not). Stores that rejected what they held are counted as
+  // such.
   Found find(const DiskKey& key);
   // Every store's build lock (those that have one).
   std::vector<std::unique_ptr<BuildLock>> lock_for_build(const DiskKey& key);

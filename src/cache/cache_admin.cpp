@@ -2,11 +2,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
 #include "cache/cache_entry.hpp"
 #include "cache/cache_index.hpp"
+#include "cache/cache_layer.hpp"
 #include "cache/cache_layout.hpp"
 #include "cache/cache_settings.hpp"
 #include "cache/cache_tag.hpp"
@@ -15,6 +17,7 @@
 #include "cache/private_files.hpp"
 #include "stubjit/cache.hpp"
 #include "stubjit/error.hpp"
+#include "support/env.hpp"
 
 namespace stubjit {
 namespace {
@@ -22,6 +25,13 @@ namespace {
 namespace fs = std::filesystem;
 
 void require_removable_root(const std::string& root) {
+  const std::vector<std::string> layers =
+      detail::parse_cache_layers(detail::env_or("STUBJIT_CACHE_LAYERS", ""));
+  if (std::find(layers.begin(), layers.end(), root) != layers.end()) {
+    throw Error("refusing to remove anything from " + root +
+                ": it is a read-only cache layer ($STUBJIT_CACHE_LAYERS); only its owner "
+                "changes it, by hand");
+  }
   if (const std::string problem = detail::check_private_directory(root, true); !problem.empty()) {
     throw Error("refusing to remove anything from the disk cache: " + problem);
   }
@@ -107,6 +117,10 @@ DiskCacheInfo disk_cache_info(const RuntimeOptions& options) {
       }
       info.enabled = info.reason.empty();
     }  // a missing root is created by the first runtime
+  }
+  for (const std::string& layer : settings.layers) {
+    const detail::LayerInspection inspection = detail::inspect_cache_layer(layer);
+    info.layers.push_back({layer, inspection.problem.empty(), inspection.problem});
   }
   return info;
 }

@@ -153,6 +153,19 @@ void walk_and_evict(const std::string& root, std::uint64_t max_bytes, const std:
 
 std::string eviction_lock_path(const std::string& root) { return root + "/" + eviction_lock_name; }
 
+// Whether eviction may go on with `evicting`: held, or open on a file system that
+// cannot lock (then lock-free, as `result` says); otherwise why not, in `result`.
+bool may_evict(const FileLock& evicting, EvictionResult& result) {
+  if (evicting.unsupported()) {
+    result.lock_free = true;
+    result.lock_free_reason = evicting.problem();
+    return true;
+  }
+  if (evicting.held()) return true;
+  if (!evicting.timed_out()) result.lock_problem = evicting.problem();
+  return false;
+}
+
 }  // namespace
 
 EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t max_bytes,
@@ -161,10 +174,7 @@ EvictionResult evict_least_recently_used(const std::string& root, std::uint64_t 
   EvictionResult result;
   if (inspect_cache_root(root).kind != RootKind::tagged) return result;
   const FileLock evicting(eviction_lock_path(root), lock_wait);
-  if (!evicting.held()) {
-    if (!evicting.timed_out()) result.lock_problem = evicting.problem();
-    return result;
-  }
+  if (!may_evict(evicting, result)) return result;
   walk_and_evict(root, max_bytes, keep_path, result);
   write_record(evicting.descriptor(), {result.bytes_after, 0});
   return result;
@@ -176,10 +186,7 @@ EvictionResult evict_after_store(const std::string& root, std::uint64_t max_byte
   EvictionResult result;
   if (inspect_cache_root(root).kind != RootKind::tagged) return result;
   const FileLock evicting(eviction_lock_path(root), lock_wait);
-  if (!evicting.held()) {
-    if (!evicting.timed_out()) result.lock_problem = evicting.problem();
-    return result;
-  }
+  if (!may_evict(evicting, result)) return result;
   const std::optional<SizeRecord> record = read_record(evicting.descriptor());
   if (record && record->stores_since_walk < stores_between_walks && added_bytes <= max_bytes &&
       record->bytes <= max_bytes - added_bytes) {

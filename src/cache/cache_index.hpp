@@ -49,15 +49,22 @@ struct EvictionResult {
   // <root>/.evict.lock, say): eviction cannot run until it is fixed. "" when it was
   // had, or only taken by another evictor past the wait.
   std::string lock_problem;
+  // The file system cannot lock (FileLock::unsupported): the record was read and
+  // written, and the walk run, without the lock. Two writers may then each miss the
+  // other's count (the record understates until the next walk), and two evictors may
+  // remove a little more than needed; the entries themselves are never damaged.
+  bool lock_free = false;
+  std::string lock_free_reason;  // the lock's problem, when lock_free
 };
 
 // Removes the temporary files of stubjit's layout that a crashed writer left behind
 // (older than an hour; a younger one may be another process writing right now).
 void remove_stale_temporaries(const std::string& root, const LayoutScan& scan);
 
-// Eviction runs under an flock on <root>/.evict.lock, one process at a time, waited
-// for up to `lock_wait` (nothing happens if it is not had). Nothing is ever removed
-// from a root that does not hold stubjit's tag (cache_tag.hpp).
+// Eviction runs under an OFD lock on the whole of <root>/.evict.lock (file_lock.hpp),
+// one process at a time, waited for up to `lock_wait` (nothing happens if it is held
+// by another past that; it runs lock-free where the file system cannot lock). Nothing
+// is ever removed from a root that does not hold stubjit's tag (cache_tag.hpp).
 inline constexpr const char* eviction_lock_name = ".evict.lock";
 
 // Walks the layout and, when the entries exceed `max_bytes` (each counted at its size,

@@ -66,6 +66,41 @@ std::optional<std::uint64_t> parse_byte_size(const std::string& text) {
   return number * scale;
 }
 
+std::vector<std::string> parse_cache_layers(const std::string& text) {
+  std::vector<std::string> layers;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    std::size_t end = text.find(':', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string layer = normalize_root(text.substr(begin, end - begin));
+    if (!layer.empty() && std::find(layers.begin(), layers.end(), layer) == layers.end())
+      layers.push_back(layer);
+    begin = end + 1;
+  }
+  return layers;
+}
+
+namespace {
+
+// The read-only layers under `root`: the option's, else the environment's.
+std::vector<std::string> cache_layers(const RuntimeOptions& options, const std::string& root) {
+  std::vector<std::string> layers;
+  if (options.cache_layers.empty()) {
+    layers = parse_cache_layers(env_or("STUBJIT_CACHE_LAYERS", ""));
+  } else {
+    for (const std::string& given : options.cache_layers) {
+      const std::string layer = normalize_root(given);
+      if (!layer.empty() && std::find(layers.begin(), layers.end(), layer) == layers.end())
+        layers.push_back(layer);
+    }
+  }
+  // The writable root is searched first anyway; as a layer too it would be read twice.
+  layers.erase(std::remove(layers.begin(), layers.end(), root), layers.end());
+  return layers;
+}
+
+}  // namespace
+
 DiskCacheSettings resolve_cache_settings(const RuntimeOptions& options) {
   DiskCacheSettings settings;
   const std::string switch_value = lower(env_or("STUBJIT_CACHE", "on"));
@@ -84,6 +119,9 @@ DiskCacheSettings resolve_cache_settings(const RuntimeOptions& options) {
   // Normalised once here, so that paths built from it and containment checks agree
   // however the directory was spelt ("/a/b/", "/a/./b").
   settings.root = normalize_root(cache_root(options));
+  // Switched off means off: no layer is read either. A missing root (no HOME) still
+  // leaves the layers.
+  if (settings.enabled) settings.layers = cache_layers(options, settings.root);
   if (settings.enabled && settings.root.empty()) {
     settings.enabled = false;
     settings.disabled_reason = "no cache directory: set STUBJIT_CACHE_DIR, XDG_CACHE_HOME or HOME";

@@ -1,12 +1,13 @@
 // Where the disk cache lives and how it behaves, from RuntimeOptions and the
 // environment (STUBJIT_CACHE, STUBJIT_CACHE_DIR, XDG_CACHE_HOME, HOME,
-// STUBJIT_CACHE_MAX_BYTES, STUBJIT_CACHE_LOCK_TIMEOUT_MS).
+// STUBJIT_CACHE_MAX_BYTES, STUBJIT_CACHE_LOCK_TIMEOUT_MS, STUBJIT_CACHE_LAYERS).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "stubjit/runtime.hpp"
 
@@ -23,9 +24,20 @@ struct DiskCacheSettings {
   // compiles itself (correctness never depends on the lock).
   // $STUBJIT_CACHE_LOCK_TIMEOUT_MS overrides it.
   std::chrono::milliseconds lock_timeout{60000};
+  // Read-only cache layers (cache_layer.hpp) searched, in this order, after the
+  // writable root: RuntimeOptions::cache_layers, else $STUBJIT_CACHE_LAYERS. Absolute,
+  // normalised, without repeats or the writable root itself. Empty when the disk cache
+  // is switched off (STUBJIT_CACHE=off, RuntimeOptions::disk_cache = false); kept when
+  // only the writable root is missing (no HOME).
+  std::vector<std::string> layers;
 };
 
 DiskCacheSettings resolve_cache_settings(const RuntimeOptions& options);
+
+// The directories of a $STUBJIT_CACHE_LAYERS value: separated by ':', empty parts
+// skipped ("/site/stubjit::/proj/cache:" is two), each normalised (normalize_root),
+// repeats dropped.
+std::vector<std::string> parse_cache_layers(const std::string& text);
 
 // "1048576", "512K", "64M", "1G" (also KiB/MiB/GiB, case-insensitive); nullopt if
 // not a size or zero.

@@ -125,10 +125,25 @@ void DiskCache::reject(const DiskKey& key, const std::string& why) {
                       "); compiling the stub again and replacing the entry");
 }
 
+void DiskCache::go_lock_free(const std::string& why) {
+  if (lock_free_.exchange(true)) return;
+  // Info, not a warning: results stay right (entries are renamed into place and
+  // verified on load); at worst two processes compile the same stub.
+  logger().info(
+      "disk cache at {} goes on without file locks ({}): processes may compile a stub "
+      "at the same time, and the size cap is kept approximately",
+      settings_.root, why);
+}
+
 FileLock DiskCache::lock(const DiskKey& key) {
+  if (lock_free_.load(std::memory_order_relaxed)) return FileLock();
   if (!prepare_directory(key).empty()) return FileLock();
   FileLock lock = FileLock::on_byte(settings_.root + "/" + build_lock_name,
                                     build_lock_byte(key.name), settings_.lock_timeout);
+  if (lock.unsupported()) {
+    go_lock_free(lock.problem());
+    return FileLock();
+  }
   if (!lock.held()) logger().info("compiling without the disk-cache lock: {}", lock.problem());
   return lock;
 }
@@ -161,6 +176,7 @@ bool DiskCache::store(const DiskKey& key, const Binary& binary) {
   const EvictionResult evicted =
       evict_after_store(settings_.root, settings_.max_bytes, entry.size(), entry_path(key),
                         std::chrono::milliseconds(2000));
+  if (evicted.lock_free) go_lock_free(evicted.lock_free_reason);
   if (!evicted.lock_problem.empty()) {
     warn_once("evict-lock", "disk cache size cap not enforced: " + evicted.lock_problem);
   }

@@ -3,6 +3,7 @@
 // Thread-safe; safe between processes without readers taking any lock.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -41,7 +42,9 @@ class DiskCache {
 
   // The cross-process compile lock of a key: its byte of <root>/.build.lock (see
   // FileLock); not held when the key's directory or the lock file is unusable, or the
-  // timeout passed.
+  // timeout passed. Once the file system has refused a lock as unsupported (NFS
+  // without a lock manager, Lustre with noflock), this cache goes on lock-free: it
+  // says so once (info level) and asks for no more locks, compile or eviction alike.
   FileLock lock(const DiskKey& key);
 
   // Publishes an entry atomically (replacing any previous one), then counts it and
@@ -56,11 +59,14 @@ class DiskCache {
   // Creates and checks root/<key.directory>; "" when usable, else the problem.
   std::string prepare_directory(const DiskKey& key);
   void warn_once(const std::string& subject, const std::string& message);
+  // The file system cannot lock: one info line, and no more compile locks.
+  void go_lock_free(const std::string& why);
 
   DiskCacheSettings settings_;
   std::mutex mutex_;
   std::set<std::string> ready_directories_;
   std::set<std::string> reported_;
+  std::atomic<bool> lock_free_{false};
 };
 
 }  // namespace stubjit::detail

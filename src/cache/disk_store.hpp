@@ -39,6 +39,7 @@ class DiskStore final : public BinaryStore {
            const std::shared_ptr<const void>& hold) override;
   void reject(const DiskKey& key, const std::string& why) override;
   std::unique_ptr<BuildLock> lock_for_build(const DiskKey& key) override;
+  bool persistent() const override { return true; }
 
  private:
   // The open cache; null when it cannot be used. Opened once, by whichever thread

@@ -1,11 +1,11 @@
 #include "cache/file_lock.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -15,19 +15,32 @@ namespace stubjit::detail {
 
 namespace {
 
-// Locks the whole file (byte < 0) or one byte of it, without waiting.
-bool try_lock(int fd, std::int64_t byte) {
-  if (byte < 0) return ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+std::atomic<int> simulated_failure{0};
+
+// Locks (F_WRLCK) or unlocks (F_UNLCK) the whole file (byte < 0: from offset 0, length
+// 0, which reaches to any end) or one byte of it, without waiting.
+bool set_lock(int fd, std::int64_t byte, short type) {
+  if (const int error = simulated_failure.load(std::memory_order_relaxed);
+      error && type != F_UNLCK) {
+    errno = error;
+    return false;
+  }
   struct flock range {};
-  range.l_type = F_WRLCK;
+  range.l_type = type;
   range.l_whence = SEEK_SET;
-  range.l_start = static_cast<off_t>(byte);
-  range.l_len = 1;
+  range.l_start = static_cast<off_t>(byte < 0 ? 0 : byte);
+  range.l_len = byte < 0 ? 0 : 1;
   return ::fcntl(fd, F_OFD_SETLK, &range) == 0;
 }
 
 bool held_by_another(int error) {
   return error == EWOULDBLOCK || error == EAGAIN || error == EACCES;
+}
+
+// The file system cannot lock (see FileLock::unsupported).
+bool locks_unsupported(int error) {
+  return error == ENOLCK || error == EOPNOTSUPP || error == ENOTSUP || error == ENOSYS ||
+         error == EINVAL;
 }
 
 }  // namespace
@@ -58,13 +71,20 @@ FileLock::FileLock(const std::string& path, std::chrono::milliseconds timeout, s
     ::close(fd);
     return;
   }
-  // Neither lock has a timed wait: poll with a growing pause (1 ms up to 25 ms), short
+  // There is no timed wait: poll with a growing pause (1 ms up to 25 ms), short
   // against a compile, cheap while another process compiles.
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto pause = std::chrono::milliseconds(1);
   while (true) {
-    if (try_lock(fd, byte)) {
+    if (set_lock(fd, byte, F_WRLCK)) {
       fd_ = fd;
+      byte_ = byte;
+      return;
+    }
+    if (locks_unsupported(errno)) {
+      problem_ = "the file system cannot lock " + path + ": " + std::strerror(errno);
+      unsupported_ = true;
+      fd_ = fd;  // kept open for a lock-free holder
       byte_ = byte;
       return;
     }
@@ -87,7 +107,8 @@ FileLock::FileLock(FileLock&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       byte_(other.byte_),
       problem_(std::move(other.problem_)),
-      timed_out_(other.timed_out_) {}
+      timed_out_(other.timed_out_),
+      unsupported_(other.unsupported_) {}
 
 FileLock& FileLock::operator=(FileLock&& other) noexcept {
   if (this != &other) {
@@ -96,6 +117,7 @@ FileLock& FileLock::operator=(FileLock&& other) noexcept {
     byte_ = other.byte_;
     problem_ = std::move(other.problem_);
     timed_out_ = other.timed_out_;
+    unsupported_ = other.unsupported_;
   }
   return *this;
 }
@@ -104,22 +126,17 @@ FileLock::~FileLock() { release(); }
 
 void FileLock::release() noexcept {
   if (fd_ < 0) return;
-  // Unlocked explicitly, not by the close: both kinds belong to the open file
+  // Unlocked explicitly, not by the close: the lock belongs to the open file
   // description, which a fork shares with the child (O_CLOEXEC acts at exec only), and
-  // a close releases them only when the last descriptor of it closes. A child that
+  // a close releases it only when the last descriptor of it closes. A child that
   // inherited a pending write's lock must not keep the parent's key locked.
-  if (byte_ < 0) {
-    ::flock(fd_, LOCK_UN);
-  } else {
-    struct flock range {};
-    range.l_type = F_UNLCK;
-    range.l_whence = SEEK_SET;
-    range.l_start = static_cast<off_t>(byte_);
-    range.l_len = 1;
-    ::fcntl(fd_, F_OFD_SETLK, &range);
-  }
+  if (!unsupported_) set_lock(fd_, byte_, F_UNLCK);
   ::close(fd_);
   fd_ = -1;
+}
+
+void simulate_lock_failure_for_tests(int error) noexcept {
+  simulated_failure.store(error, std::memory_order_relaxed);
 }
 
 }  // namespace stubjit::detail

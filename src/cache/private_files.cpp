@@ -30,12 +30,14 @@ class Descriptor {
   int fd_;
 };
 
-std::string check_owner_and_mode(const struct stat& info, const std::string& what) {
+// What is wrong with a private file or directory's owner and mode, as a phrase after
+// its name; "" when nothing is.
+std::string private_owner_problem(const struct stat& info) {
   if (info.st_uid != ::geteuid()) {
-    return what + " is owned by user " + std::to_string(info.st_uid) + ", not by user " +
+    return "is owned by user " + std::to_string(info.st_uid) + ", not by user " +
            std::to_string(::geteuid());
   }
-  if (info.st_mode & (S_IWGRP | S_IWOTH)) return what + " is writable by group or others";
+  if (info.st_mode & (S_IWGRP | S_IWOTH)) return "is writable by group or others";
   return {};
 }
 
@@ -47,7 +49,8 @@ std::string check_private_directory(const std::string& path, bool follow_links) 
   if (rc != 0) return path + ": " + errno_text(errno);
   if (S_ISLNK(info.st_mode)) return path + " is a symbolic link";
   if (!S_ISDIR(info.st_mode)) return path + " is not a directory";
-  return check_owner_and_mode(info, path);
+  const std::string problem = private_owner_problem(info);
+  return problem.empty() ? problem : path + " " + problem;
 }
 
 std::string make_private_directory(const std::string& path, bool follow_links) {
@@ -69,8 +72,13 @@ std::string make_private_directory(const std::string& path, bool follow_links) {
 }
 
 ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes) {
+  return read_checked_file(AT_FDCWD, path, max_bytes, private_owner_problem);
+}
+
+ReadResult read_checked_file(int directory, const std::string& path, std::uint64_t max_bytes,
+                             const OwnerCheck& check) {
   ReadResult result;
-  Descriptor fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+  Descriptor fd(::openat(directory, path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     const int error = errno;
     result.status = error == ENOENT  ? ReadResult::Status::missing
@@ -90,9 +98,9 @@ ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes) {
     result.problem = "is not a regular file";
     return result;
   }
-  if (std::string problem = check_owner_and_mode(info, "the entry"); !problem.empty()) {
+  if (std::string problem = check(info); !problem.empty()) {
     result.status = ReadResult::Status::refused;
-    result.problem = problem;
+    result.problem = "the entry " + problem;
     return result;
   }
   if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {

@@ -3,7 +3,10 @@
 // descriptor without following links, writes published by rename only.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,6 +34,16 @@ struct ReadResult {
 // descriptor from open to the last byte, so a concurrent rename or unlink of the path
 // cannot mix two files.
 ReadResult read_private_file(const std::string& path, std::uint64_t max_bytes);
+
+// What a reader requires of a file's owner and mode: "" when `info` is acceptable,
+// else what is wrong, as a phrase after "the entry" ("is owned by user 7, ...").
+using OwnerCheck = std::function<std::string(const struct stat& info)>;
+
+// read_private_file with another owner rule, and the file named relative to the
+// directory descriptor `directory` (AT_FDCWD: relative to the working directory, or
+// an absolute path): a read-only cache layer reads entries that another user owns.
+ReadResult read_checked_file(int directory, const std::string& name, std::uint64_t max_bytes,
+                             const OwnerCheck& check);
 
 // Marks an entry as just used (its modification time, which LRU eviction and
 // `stubjit cache clear --older-than` read), unless it was already marked within the

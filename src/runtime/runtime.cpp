@@ -62,6 +62,12 @@ CacheCounters Runtime::counters() const {
     counters.disk_writes = disk->counters().writes.load(std::memory_order_relaxed);
     counters.disk_rejected = disk->counters().rejected.load(std::memory_order_relaxed);
   }
+  for (const detail::LayerStore* layer : state_->layers) {
+    const std::uint64_t hits = layer->counters().hits.load(std::memory_order_relaxed);
+    counters.layer_hits += hits;
+    counters.disk_hits += hits;
+    counters.disk_rejected += layer->counters().rejected.load(std::memory_order_relaxed);
+  }
   return counters;
 }
 

@@ -171,12 +171,21 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
   binaries.add(make_memory_store(std::max(kept, KernelStubs::capacity)));
   // The disk cache is opened by its first use (DiskStore), not here: a runtime that
   // never compiles or looks up a stub never touches the disk.
-  if (DiskCacheSettings settings = resolve_cache_settings(options); settings.enabled) {
+  DiskCacheSettings settings = resolve_cache_settings(options);
+  const std::vector<std::string> layer_roots = settings.layers;
+  if (settings.enabled) {
     auto store = std::make_unique<DiskStore>(std::move(settings));
     disk = store.get();
     binaries.add(std::move(store));
   } else {
     logger().debug("disk cache off ({})", settings.disabled_reason);
+  }
+  // Read-only layers after the writable root: a stub the user compiled (or a layer's
+  // entry that was rejected and compiled again) is found in the root first.
+  for (const std::string& root : layer_roots) {
+    auto layer = std::make_unique<LayerStore>(root);
+    layers.push_back(layer.get());
+    binaries.add(std::move(layer));
   }
   // Only when it is shown: describing the device may ask the hardware.
   if (logger().should_log(spdlog::level::debug)) {

@@ -9,6 +9,7 @@
 #include "backends/registry.hpp"
 #include "backends/toolchain.hpp"
 #include "cache/binary_store.hpp"
+#include "cache/cache_layer.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/single_flight_cache.hpp"
 #include "cache/stub_identity.hpp"
@@ -51,6 +52,8 @@ class RuntimeState {
   // destruction waits for the disk store's pending writes.
   BinaryChain binaries;
   DiskStore* disk = nullptr;  // the chain's disk store, maybe not opened yet; null: memory-only
+  // The chain's read-only cache layers, after the disk store, in their order.
+  std::vector<LayerStore*> layers;
 
   std::atomic<std::uint64_t> compiles{0};
   std::atomic<std::uint64_t> compile_failures{0};

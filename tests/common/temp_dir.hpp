@@ -48,6 +48,7 @@ struct NeutralCacheEnv {
   ScopedEnv dir{"STUBJIT_CACHE_DIR", std::nullopt};
   ScopedEnv cap{"STUBJIT_CACHE_MAX_BYTES", std::nullopt};
   ScopedEnv timeout{"STUBJIT_CACHE_LOCK_TIMEOUT_MS", std::nullopt};
+  ScopedEnv layers{"STUBJIT_CACHE_LAYERS", std::nullopt};
 };
 
 }  // namespace stubjit::test
