@@ -9,6 +9,7 @@
 #include "stubjit/plan.hpp"
 #include "stubjit/runtime.hpp"
 #include "stubjit/signature.hpp"
+#include "stubjit/split.hpp"
 #include "stubjit/stub.hpp"
 #include "stubjit/stub_exchange.hpp"
 #include "stubjit/types.hpp"
