@@ -59,6 +59,23 @@ std::optional<std::string> directory_of_key_text(const std::string& text) {
   return line_value(text, "layout ");
 }
 
+std::string key_text_mismatch(const std::string& text, const ToolchainIdentity& toolchain,
+                              const std::string& stub_source) {
+  if (text.rfind("stubjit-disk-key ", 0) != 0) return "it is not a stubjit cache key";
+  const auto differs = [&](const char* prefix, const std::string& want) {
+    return line_value(text, prefix) != want;
+  };
+  if (differs("stub ", hex64(hash64(stub_source)) + " " + std::to_string(stub_source.size())))
+    return "its source is not the one its key names";
+  std::string options = std::to_string(toolchain.options.size());
+  for (const std::string& option : toolchain.options) options += " " + length_prefixed(option);
+  if (differs("generator ", toolchain.generator) || differs("backend ", toolchain.backend) ||
+      differs("target ", toolchain.target) || differs("compiler ", toolchain.compiler) ||
+      differs("options ", options))
+    return "its key is for another toolchain";
+  return "";
+}
+
 std::string kernel_of_key_text(const std::string& text) {
   const std::string line = line_value(text, "kernel ").value_or("");
   return line.substr(0, line.find(' '));

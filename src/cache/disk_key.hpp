@@ -33,6 +33,12 @@ DiskKey make_disk_key(const StubIdentity& identity, const std::string& stub_sour
 // the text is not a well-formed disk key. `stubjit cache verify` uses it to check that
 // an entry sits where its key says.
 std::optional<std::string> directory_of_key_text(const std::string& text);
+// Why a key text received from elsewhere (StubExchange) is not one this toolchain makes
+// for `stub_source`: its "stub" line names another source, or its generator, backend,
+// target, compiler or options line another toolchain; "" when it is. The lines read are
+// the first of each name, which come before the key's free text (stub_identity.cpp).
+std::string key_text_mismatch(const std::string& text, const ToolchainIdentity& toolchain,
+                              const std::string& stub_source);
 // The kernel name recorded in a key text ("" when absent).
 std::string kernel_of_key_text(const std::string& text);
 

@@ -201,6 +201,9 @@ const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bo
     runtime.memory_hits.add();
     return *record->stub;
   }
+  // StubExchange::missing (stub_builder.hpp): a stub no store has is deferred here, on
+  // this thread alone, before the single-flight cache could hand the deferral to others.
+  StubCollection::defer_unless_stored(runtime, kernel.source, identity);
   const StubKey key{kernel.identity, runtime.toolchain_identity, identity.variant, identity.hash};
   bool created = false;
   bool ran_compiler = false;

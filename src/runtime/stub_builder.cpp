@@ -74,16 +74,28 @@ thread_local StubCollection* active_collection = nullptr;
 
 }  // namespace
 
-void StubCollection::defer(const RuntimeState& runtime, const GeneratedStub& stub,
-                           const DiskKey& key, const std::string& kernel) {
+void StubCollection::defer_unless_stored(RuntimeState& runtime, const KernelSource& source,
+                                         const StubIdentity& identity) {
   StubCollection* collection = active_collection;
   if (!collection || collection->runtime_ != &runtime) return;
+  const GeneratedStub stub = generate_stub(stub_request(runtime, source, identity.variant));
+  const DiskKey key = make_disk_key(identity, stub.source);
+  // A hit (copied into memory where it came from disk) is built from the stores as
+  // usual; one the device then refuses is compiled here, as without a collection.
+  const BinaryChain::Found found = runtime.binaries.find(key);
+  if (found.binary) {
+    // The build that follows finds it in memory, where the chain copied it: the store
+    // it came from (the disk, a layer) counts the hit here.
+    if (found.store != 0)
+      runtime.binaries.store(found.store).counters().hits.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
   std::vector<StubOrder>& orders = *collection->orders_;
   const bool known = std::any_of(orders.begin(), orders.end(),
                                  [&](const StubOrder& order) { return order.key == key.name; });
   if (!known) {
     orders.push_back(StubOrder{toolchain_text(*runtime.toolchain_identity), key.name, key.text,
-                               kernel, stub.source, stub.file_name, stub.entry});
+                               source.name, stub.source, stub.file_name, stub.entry});
   }
   throw StubDeferred{};
 }
@@ -160,7 +172,6 @@ std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const Kernel
     if (load_found(runtime, key, found, *loaded)) return loaded;
     rejected = true;
   }
-  StubCollection::defer(runtime, stub, key, source.name);
   // One compile per key across processes: whoever holds the key's lock compiles;
   // the others wait, then find the entry. After a rejected entry we compile without
   // looking again (the same bad bytes would be reported twice).

@@ -23,9 +23,11 @@ StubRequest stub_request(const RuntimeState& runtime, const KernelSource& source
 std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const KernelSource& source,
                                              const StubIdentity& identity, bool& ran_compiler);
 
-// While one is alive on a thread, build_stub on that thread for `runtime` compiles
-// nothing: a stub that no store has is added to `orders` (once per key), and the build
-// throws StubDeferred, which only StubExchange::missing catches. Nothing is remembered
+// While one is alive on a thread, a stub that no store has is not built for `runtime`
+// on that thread: stub_for asks defer_unless_stored first, which adds the stub to
+// `orders` (once per key) and throws StubDeferred, which only StubExchange::missing
+// catches. It is thrown before the runtime's single-flight cache is asked, so that no
+// other thread waiting for the same stub ever receives it, and nothing is remembered
 // of a deferred stub: the next build of it looks in the stores again.
 class StubCollection {
  public:
@@ -34,10 +36,11 @@ class StubCollection {
   StubCollection(const StubCollection&) = delete;
   StubCollection& operator=(const StubCollection&) = delete;
 
-  // Called by build_stub where no store has the stub: returns where no collection for
-  // `runtime` is alive on this thread; else records the order and throws StubDeferred.
-  static void defer(const RuntimeState& runtime, const GeneratedStub& stub, const DiskKey& key,
-                    const std::string& kernel);
+  // Called by stub_for before it builds: returns where no collection for `runtime` is
+  // alive on this thread, or where a store has the stub; else records the order and
+  // throws StubDeferred.
+  static void defer_unless_stored(RuntimeState& runtime, const KernelSource& source,
+                                  const StubIdentity& identity);
 
  private:
   const RuntimeState* runtime_;

@@ -11,35 +11,32 @@
 #include "runtime/runtime_state.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
-#include "support/hash.hpp"
 #include "support/log.hpp"
 
 namespace stubjit {
 namespace {
 
-void check_toolchain(const detail::RuntimeState& runtime, const StubOrder& order,
-                     const char* action) {
-  if (order.toolchain != detail::toolchain_text(*runtime.toolchain_identity)) {
-    throw Error(std::string("cannot ") + action + " the stub of kernel '" + order.kernel + "' (" +
-                order.key + ") here: it is for another toolchain than this runtime's (" +
-                runtime.backend_name + ", " + runtime.toolchain_identity->target + ", " +
-                runtime.toolchain_identity->compiler + ")");
-  }
-}
-
-// The cache key of an order, checked: its name is the hash of its text, and the text
-// names a layout directory.
-detail::DiskKey key_of(const StubOrder& order) {
-  detail::DiskKey key;
-  key.text = order.key_text;
-  key.name = order.key;
+// The cache key of an order this runtime may compile or keep: its name is the hash of
+// its text, which names a layout directory, this runtime's toolchain (generator,
+// backend, target, compiler, options: read from the key itself, not from the order's
+// label) and the order's own source.
+detail::DiskKey checked_key(const detail::RuntimeState& runtime, const StubOrder& order,
+                            const char* action) {
+  const auto refuse = [&](const std::string& why) {
+    return Error(std::string("cannot ") + action + " the stub " + order.key + " of kernel '" +
+                 order.kernel + "' here: " + why);
+  };
   const std::optional<std::string> directory = detail::directory_of_key_text(order.key_text);
-  if (detail::hash128_hex(order.key_text) != order.key || !directory) {
-    throw Error("the stub order '" + order.key + "' of kernel '" + order.kernel +
-                "' is damaged: its key is not the hash of a stubjit cache key");
+  if (detail::hash128_hex(order.key_text) != order.key || !directory)
+    throw refuse("the order is damaged (its key is not the hash of a stubjit cache key)");
+  const std::string mismatch =
+      detail::key_text_mismatch(order.key_text, *runtime.toolchain_identity, order.source);
+  if (!mismatch.empty()) {
+    throw refuse(mismatch + " (this runtime: " + runtime.backend_name + ", " +
+                 runtime.toolchain_identity->target + ", " + runtime.toolchain_identity->compiler +
+                 ")");
   }
-  key.directory = *directory;
-  return key;
+  return detail::DiskKey{order.key_text, order.key, *directory};
 }
 
 }  // namespace
@@ -74,16 +71,7 @@ std::vector<StubOrder> StubExchange::missing(Runtime& runtime,
 
 StubBinary StubExchange::compile(Runtime& runtime, const StubOrder& order) {
   detail::RuntimeState& state = *runtime.state_;
-  check_toolchain(state, order, "compile");
-  key_of(order);
-  // The key names the source it was made for (its "stub" line: hash and size), so a
-  // binary compiled from another source can never be stored under it.
-  const std::string stub_line = "\nstub " + detail::hex64(detail::hash64(order.source)) + " " +
-                                std::to_string(order.source.size()) + "\n";
-  if (order.key_text.find(stub_line) == std::string::npos) {
-    throw Error("the stub order '" + order.key + "' of kernel '" + order.kernel +
-                "' is damaged: its source is not the one its key names");
-  }
+  checked_key(state, order, "compile");
   detail::GeneratedStub stub;
   stub.source = order.source;
   stub.entry = order.entry;
@@ -98,22 +86,30 @@ StubBinary StubExchange::compile(Runtime& runtime, const StubOrder& order) {
   return out;
 }
 
-void StubExchange::install(Runtime& runtime, const StubOrder& order, const StubBinary& binary,
+bool StubExchange::install(Runtime& runtime, const StubOrder& order, const StubBinary& binary,
                            bool to_disk) {
   detail::RuntimeState& state = *runtime.state_;
-  check_toolchain(state, order, "install");
-  const detail::DiskKey key = key_of(order);
-  if (binary.bytes.empty() || binary.format.empty()) {
-    throw Error("the binary given for the stub of kernel '" + order.kernel + "' (" + order.key +
-                ") is empty");
-  }
+  const detail::DiskKey key = checked_key(state, order, "install");
+  const auto refuse = [&](const std::string& why) {
+    return Error("the binary given for the stub " + order.key + " of kernel '" + order.kernel +
+                 "' " + why);
+  };
+  if (binary.bytes.empty() || binary.format.empty()) throw refuse("is empty");
+  if (!binary.cache_name.empty() && binary.cache_name != order.key)
+    throw refuse("is that of another stub (" + binary.cache_name + ")");
+  if (!binary.target.empty() && binary.target != state.toolchain_identity->target)
+    throw refuse("is for target " + binary.target + ", not " + state.toolchain_identity->target);
+  if (!binary.entry.empty() && binary.entry != order.entry)
+    throw refuse("has the entry point '" + binary.entry + "', not '" + order.entry + "'");
   const auto stored =
       std::make_shared<const detail::Binary>(detail::Binary{binary.format, binary.bytes});
   // The chain's first store is the memory store (runtime_state.cpp).
   state.binaries.store(0).put(key, stored, nullptr);
-  if (to_disk && state.disk) state.disk->put(key, stored, nullptr);
+  const bool queued = to_disk && state.disk && !state.disk->root().empty();
+  if (queued) state.disk->put(key, stored, nullptr);
   detail::logger().debug("installed the stub {} of kernel '{}'{}", order.key, order.kernel,
-                         to_disk && state.disk ? " (and queued its disk entry)" : "");
+                         queued ? " (and queued its disk entry)" : "");
+  return queued;
 }
 
 }  // namespace stubjit

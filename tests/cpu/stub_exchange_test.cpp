@@ -134,6 +134,13 @@ TEST(StubExchange, OrdersOfAnotherToolchainAreRefused) {
   const stubjit::StubBinary binary = stubjit::StubExchange::compile(needs.runtime, order);
   EXPECT_THROW(stubjit::StubExchange::install(elsewhere.runtime, order, binary, false),
                stubjit::Error);
+  // The toolchain is read from the key itself: a label that says otherwise is no pass.
+  stubjit::StubOrder relabelled = order;
+  relabelled.toolchain = stubjit::StubExchange::toolchain(elsewhere.runtime);
+  EXPECT_THROW(stubjit::StubExchange::compile(elsewhere.runtime, relabelled), stubjit::Error);
+  EXPECT_THROW(stubjit::StubExchange::install(elsewhere.runtime, relabelled, binary, false),
+               stubjit::Error);
+  EXPECT_EQ(elsewhere.runtime.counters().compiles, 0u);
 }
 
 TEST(StubExchange, DamagedOrdersAndEmptyBinariesAreRefusedBeforeAnythingIsKept) {
@@ -154,6 +161,14 @@ TEST(StubExchange, DamagedOrdersAndEmptyBinariesAreRefusedBeforeAnythingIsKept) 
   EXPECT_THROW(stubjit::StubExchange::install(needs.runtime, other_key, binary, false),
                stubjit::Error);
   EXPECT_THROW(stubjit::StubExchange::install(needs.runtime, order, stubjit::StubBinary{}, false),
+               stubjit::Error);
+  stubjit::StubBinary of_another = binary;
+  of_another.cache_name = std::string(32, 'a');
+  EXPECT_THROW(stubjit::StubExchange::install(needs.runtime, order, of_another, false),
+               stubjit::Error);
+  stubjit::StubBinary other_target = binary;
+  other_target.target = "sm_90";
+  EXPECT_THROW(stubjit::StubExchange::install(needs.runtime, order, other_target, false),
                stubjit::Error);
   // Nothing was installed: the stub is still missing.
   EXPECT_EQ(stubjit::StubExchange::missing(needs.runtime, needs.launches(kernels)).size(), 1u);

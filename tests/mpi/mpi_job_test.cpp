@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -257,8 +258,8 @@ TEST(MpiPrepare, ALaunchRefusedOnOneRankEndsTheCallOnEvery) {
   EXPECT_EQ(sum_over_ranks(runtime.counters().compiles), 0u);
 }
 
-TEST(MpiPrepare, AReduceOfSeveralStagesNeedsNoCompileAfterward) {
-  // C += A * B reduced along k: its stages show round by round.
+TEST(MpiPrepare, AReduceNeedsNoCompileAfterward) {
+  // C += A * B reduced along k.
   using i64 = std::int64_t;
   const i64 m = 5, p = 3, k = 4000;
   const stubjit::KernelSource source{
@@ -280,14 +281,8 @@ TEST(MpiPrepare, AReduceOfSeveralStagesNeedsNoCompileAfterward) {
   const stubjit::mpi::JobPrepareSummary summary =
       stubjit::mpi::prepare(MPI_COMM_WORLD, runtime, {{matmul, domain, {fA, fB, fC}}});
   const std::uint64_t compiles = runtime.counters().compiles;
-  // As many stubs as one runtime alone compiles for the launch, each once in the job.
-  stubjit::Runtime alone(cpu_options());
-  stubjit::Field aA = alone.allocate<double>({m, k}), aB = alone.allocate<double>({k, p});
-  stubjit::Field aC = alone.allocate<double>({m, p});
-  alone.kernel(source).launch(domain, aA, aB, aC);
-  EXPECT_EQ(sum_over_ranks(compiles), alone.counters().compiles);
-  EXPECT_EQ(summary.stubs_in_job, alone.counters().compiles);
-  EXPECT_EQ(summary.rounds, alone.counters().compiles);  // one stage per round
+  EXPECT_EQ(sum_over_ranks(compiles), 1u);
+  EXPECT_EQ(summary.stubs_in_job, 1u);
   matmul.launch(domain, fA, fB, fC);
   EXPECT_EQ(runtime.counters().compiles, compiles) << "the launch compiled";
   const std::vector<double> got = fC.to_vector<double>();
@@ -298,6 +293,53 @@ TEST(MpiPrepare, AReduceOfSeveralStagesNeedsNoCompileAfterward) {
       EXPECT_EQ(got[r * p + c], want) << r << ", " << c;  // small integers: exact
     }
   }
+}
+
+TEST(MpiPrepare, ASortsTwoStagesTakeTwoRounds) {
+  // A sort runs its runs stub, then its merge stub: the merge shows once the runs stub
+  // is installed, in a second round. Each compiled once in the job.
+  const std::int64_t count = 5000;
+  stubjit::Runtime runtime(cpu_options());
+  stubjit::Kernel sorter = runtime.kernel({"sort_keys", {stubjit::sort<float>("x")}, ""});
+  std::vector<float> keys(count);
+  for (std::int64_t i = 0; i < count; ++i)
+    keys[i] = float((i * 7919 + world_rank()) % 1009) - 500.0f;
+  stubjit::Field field = runtime.allocate<float>({count});
+  field.copy_from(keys);
+  const stubjit::mpi::JobPrepareSummary summary =
+      stubjit::mpi::prepare(MPI_COMM_WORLD, runtime, {{sorter, stubjit::Domain{count}, {field}}});
+  const std::uint64_t compiles = runtime.counters().compiles;
+  EXPECT_EQ(summary.rounds, 2u);
+  EXPECT_EQ(summary.stubs_in_job, 2u);
+  EXPECT_EQ(summary.installed_here, 2u);
+  EXPECT_EQ(sum_over_ranks(compiles), 2u);
+  sorter.launch(stubjit::Domain{count}, field);
+  EXPECT_EQ(runtime.counters().compiles, compiles) << "the launch compiled";
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(field.to_vector<float>(), keys);
+}
+
+TEST(MpiPrepare, AKernelRefusedBeforeCompilingIsACompileErrorOnEveryRank) {
+  // A body that would leave its place is refused when the stub is written, before any
+  // compiler runs: on the rank that asked, during its search for missing stubs; still
+  // the same CompileError on every rank.
+  stubjit::Runtime runtime(cpu_options());
+  AffineJob job(runtime, first(2));
+  std::vector<stubjit::PlannedLaunch> launches = job.launches();
+  stubjit::Kernel escaping = runtime.kernel(affine(98, "y = x; } void f() { "));
+  if (world_rank() == 0)
+    launches.push_back({escaping, stubjit::Domain{n}, {stubjit::Arg(2.0f), job.x, job.y}});
+  bool compile_error = false;
+  try {
+    stubjit::mpi::prepare(MPI_COMM_WORLD, runtime, launches);
+  } catch (const stubjit::CompileError& error) {
+    compile_error = true;
+    EXPECT_EQ(error.kernel(), "affine98");
+  } catch (const stubjit::Error& error) {
+    ADD_FAILURE() << "rank " << world_rank() << ": not a CompileError: " << error.what();
+  }
+  EXPECT_TRUE(all_ranks(compile_error));
+  EXPECT_EQ(sum_over_ranks(runtime.counters().compiles), 0u);
 }
 
 TEST(MpiPrepare, AnEmptyListOnEveryRankIsNoRound) {
