@@ -71,7 +71,8 @@ cmake --build "$build" -j "$jobs" --target \
   stubjit stubjit_compile_worker stubjit_cpu_compiler stubjit_unit_tests stubjit_cpu_tests stubjit_hot_path_tests \
   stubjit_fusion_matrix_tests \
   stubjit_serial_backend_tests stubjit_cache_unit_tests stubjit_cache_tests \
-  stubjit_cache_child stubjit_cli_tests stubjit_cli stubjit_fuzz_plan_replay \
+  stubjit_cache_child stubjit_compile_cap_tests stubjit_compile_cap_child \
+  stubjit_cli_tests stubjit_cli stubjit_fuzz_plan_replay \
   stubjit_fuzz_kernel_file_replay stubjit_fuzz_cache_entry_replay stubjit_capi_test
 
 # allocator_may_return_null: an allocation too large to serve returns null, as glibc's

@@ -13,6 +13,7 @@
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/kernel.hpp"
+#include "support/compile_slot.hpp"
 #include "support/log.hpp"
 
 namespace stubjit {
@@ -87,7 +88,11 @@ detail::Binary binary_of(detail::RuntimeState& runtime, const KernelSource& sour
   detail::logger().debug("compiling {} again for its bytes (no store kept them)", stub.entry);
   const detail::CompileJob job{stub.source, stub.file_name, stub.entry, source.name,
                                runtime.compiler_options};
-  auto binary = std::make_shared<const detail::Binary>(runtime.toolchain->compile(job));
+  std::shared_ptr<const detail::Binary> binary;
+  {
+    const detail::CompileSlot slot(source.name);  // the node-wide cap on compiles
+    binary = std::make_shared<const detail::Binary>(runtime.toolchain->compile(job));
+  }
   runtime.compiles.fetch_add(1, std::memory_order_relaxed);
   runtime.binaries.put(key, binary, {});
   return *binary;

@@ -7,6 +7,7 @@
 
 #include "cache/disk_key.hpp"
 #include "stubjit/error.hpp"
+#include "support/compile_slot.hpp"
 #include "support/hash.hpp"
 #include "support/log.hpp"
 
@@ -35,6 +36,8 @@ Binary compile(RuntimeState& runtime, const GeneratedStub& stub, const std::stri
   logger().debug("compiling {} ({} bytes of source)", stub.entry, stub.source.size());
   const CompileJob job{stub.source, stub.file_name, stub.entry, kernel, runtime.compiler_options};
   try {
+    // One of the node's compile slots, for the compile only (STUBJIT_MAX_PARALLEL_COMPILES).
+    const CompileSlot slot(kernel);
     Binary binary = runtime.toolchain->compile(job);
     runtime.compiles.fetch_add(1, std::memory_order_relaxed);
     return binary;
