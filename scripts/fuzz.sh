@@ -6,6 +6,7 @@
 #
 #   scripts/fuzz.sh [--seconds N] [TARGET...]    N seconds per target (default 60);
 #                                                targets: plan kernel_file cache_entry
+#                                                bundle_manifest
 #
 # New inputs the fuzzer finds go to a temporary folder, never into the repository. An
 # input that breaks a target is kept in out/fuzz/<target>/ and fails the run: fix the
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
     --seconds=*) seconds=${1#--seconds=}; shift ;;
     -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    plan | kernel_file | cache_entry) targets+=("$1"); shift ;;
+    plan | kernel_file | cache_entry | bundle_manifest) targets+=("$1"); shift ;;
     *) echo "scripts/fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -30,7 +31,7 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "scripts/fuzz.sh: --seconds takes a positive whole number, not '$seconds'" >&2
   exit 2
 fi
-[ ${#targets[@]} -gt 0 ] || targets=(plan kernel_file cache_entry)
+[ ${#targets[@]} -gt 0 ] || targets=(plan kernel_file cache_entry bundle_manifest)
 
 scripts/install-deps.sh --fuzz
 cmake -S tests/fuzz -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 \

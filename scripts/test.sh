@@ -73,7 +73,8 @@ cmake --build "$build" -j "$jobs" --target \
   stubjit_serial_backend_tests stubjit_cache_unit_tests stubjit_cache_tests \
   stubjit_cache_child stubjit_compile_cap_tests stubjit_compile_cap_child \
   stubjit_cli_tests stubjit_cli stubjit_fuzz_plan_replay \
-  stubjit_fuzz_kernel_file_replay stubjit_fuzz_cache_entry_replay stubjit_capi_test
+  stubjit_fuzz_kernel_file_replay stubjit_fuzz_cache_entry_replay \
+  stubjit_fuzz_bundle_manifest_replay stubjit_capi_test
 
 # allocator_may_return_null: an allocation too large to serve returns null, as glibc's
 # does, so that the tests of allocation failure see what a user's process would.

@@ -226,6 +226,8 @@ void add_cache_command(CLI::App& app, const GlobalFlags& global, Action& action)
   clear_command->callback(on(clear));
   add_prewarm_command(*cache, global, std::shared_ptr<const std::string>(flags, &flags->cache_dir),
                       action);
+  add_bundle_commands(*cache, global, std::shared_ptr<const std::string>(flags, &flags->cache_dir),
+                      action);
 }
 
 }  // namespace stubjit::tool

@@ -25,6 +25,9 @@ void add_cache_command(CLI::App& app, const GlobalFlags& flags, Action& action);
 // `cache prewarm`, under the cache command whose --cache-dir `cache_dir` holds.
 void add_prewarm_command(CLI::App& cache, const GlobalFlags& flags,
                          std::shared_ptr<const std::string> cache_dir, Action& action);
+// `cache export`, `cache import` and `cache bundle-info`, likewise.
+void add_bundle_commands(CLI::App& cache, const GlobalFlags& flags,
+                         std::shared_ptr<const std::string> cache_dir, Action& action);
 void add_dump_stub_command(CLI::App& app, const GlobalFlags& flags, Action& action);
 
 }  // namespace stubjit::tool

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "stubjit/cache.hpp"
+#include "stubjit/cache_bundle.hpp"
 #include "stubjit/domain.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/field.hpp"

@@ -5,10 +5,8 @@
 #include "support/hash.hpp"
 
 namespace stubjit::detail {
-namespace {
 
-// The value of the first line of `text` that starts with `prefix`, if any.
-std::optional<std::string> line_value(const std::string& text, const std::string& prefix) {
+std::optional<std::string> key_line(const std::string& text, const std::string& prefix) {
   std::size_t begin = 0;
   while (begin < text.size()) {
     std::size_t end = text.find('\n', begin);
@@ -20,8 +18,6 @@ std::optional<std::string> line_value(const std::string& text, const std::string
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 std::string hash128_hex(const std::string& bytes) {
   const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
@@ -56,14 +52,14 @@ DiskKey make_disk_key(const StubIdentity& identity, const std::string& stub_sour
 
 std::optional<std::string> directory_of_key_text(const std::string& text) {
   if (text.rfind("stubjit-disk-key ", 0) != 0) return std::nullopt;
-  return line_value(text, "layout ");
+  return key_line(text, "layout ");
 }
 
 std::string key_text_mismatch(const std::string& text, const ToolchainIdentity& toolchain,
                               const std::string& stub_source) {
   if (text.rfind("stubjit-disk-key ", 0) != 0) return "it is not a stubjit cache key";
   const auto differs = [&](const char* prefix, const std::string& want) {
-    return line_value(text, prefix) != want;
+    return key_line(text, prefix) != want;
   };
   if (differs("stub ", hex64(hash64(stub_source)) + " " + std::to_string(stub_source.size())))
     return "its source is not the one its key names";
@@ -77,7 +73,7 @@ std::string key_text_mismatch(const std::string& text, const ToolchainIdentity& 
 }
 
 std::string kernel_of_key_text(const std::string& text) {
-  const std::string line = line_value(text, "kernel ").value_or("");
+  const std::string line = key_line(text, "kernel ").value_or("");
   return line.substr(0, line.find(' '));
 }
 

@@ -39,6 +39,10 @@ std::optional<std::string> directory_of_key_text(const std::string& text);
 // the first of each name, which come before the key's free text (stub_identity.cpp).
 std::string key_text_mismatch(const std::string& text, const ToolchainIdentity& toolchain,
                               const std::string& stub_source);
+// The value of the first line of a key text that starts with `prefix` ("backend ",
+// "target ", ...), if any. A key's lines of facts come before its free text (the
+// kernel's source), so the first such line is the real one.
+std::optional<std::string> key_line(const std::string& text, const std::string& prefix);
 // The kernel name recorded in a key text ("" when absent).
 std::string kernel_of_key_text(const std::string& text);
 

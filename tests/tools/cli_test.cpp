@@ -49,13 +49,16 @@ class Cli : public ::testing::Test {
     return report.number("disk_writes");
   }
   std::vector<std::string> env() const {
-    return {"STUBJIT_CACHE_DIR=" + cache_root(), "STUBJIT_CACHE=on", "STUBJIT_BACKEND=cpu",
-            "STUBJIT_CACHE_MAX_BYTES=1G"};
+    std::vector<std::string> entries{"STUBJIT_CACHE_DIR=" + cache_root(), "STUBJIT_CACHE=on",
+                                     "STUBJIT_BACKEND=cpu", "STUBJIT_CACHE_MAX_BYTES=1G",
+                                     "STUBJIT_CACHE_LAYERS=" + layers_};
+    return entries;
   }
   std::string cache_root() const { return dir_ / "cache"; }
 
   TempDir dir_, scratch_;
   int runs_ = 0;
+  std::string layers_;  // $STUBJIT_CACHE_LAYERS of the commands (empty: none)
 };
 
 TEST_F(Cli, InfoListsBackendsToolchainsAndTheCache) {
@@ -200,6 +203,35 @@ TEST_F(Cli, CacheCommandsOnAMissingOrUnsafeRoot) {
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.errors.find("writable by group or others"), std::string::npos)
       << refused.errors;
+}
+
+// Read-only layers: info and cache stats list them (a missing one as skipped, with
+// why), and cache clear refuses a directory named as one, removing nothing.
+TEST_F(Cli, LayersAreListedAndNeverCleared) {
+  const std::uint64_t stubs = fill_cache();
+  ASSERT_GT(stubs, 0u);
+  const std::string layer = dir_ / "site", missing = dir_ / "missing";
+  fs::rename(cache_root(), layer);  // a layer is never the writable root too
+  layers_ = layer + ":" + missing;
+  const json info = stubjit_json({"info"});
+  ASSERT_EQ(info["cache"]["layers"].size(), 2u) << info.dump();
+  EXPECT_EQ(info["cache"]["layers"][0]["path"], layer);
+  EXPECT_TRUE(info["cache"]["layers"][0]["usable"].get<bool>());
+  EXPECT_EQ(info["cache"]["layers"][1]["path"], missing);
+  EXPECT_FALSE(info["cache"]["layers"][1]["usable"].get<bool>());
+  const json stats = stubjit_json({"cache", "stats"});
+  EXPECT_EQ(stats["layers"], info["cache"]["layers"]);
+  const ChildReport text = stubjit({"cache", "stats"});
+  EXPECT_NE(text.output.find("layer     " + layer + " (read-only)"), std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("layer     " + missing + ": skipped, " + missing +
+                             " cannot be opened: No such file or directory"),
+            std::string::npos)
+      << text.output;
+  const ChildReport refused = stubjit({"cache", "clear", "--cache-dir", layer});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.errors.find("is a read-only cache layer"), std::string::npos) << refused.errors;
+  EXPECT_EQ(stubjit_json({"cache", "ls", "--cache-dir", layer})["entries"].size(), stubs);
 }
 
 // A root spelt with a trailing slash names the same cache: paths print whole, and
@@ -1246,6 +1278,150 @@ TEST_F(Prewarm, RejectsBadInputWithAReasonAndCompilesNothing) {
         << "expected '" << c.message << "' in: " << report.errors;
   }
   EXPECT_FALSE(fs::exists(cache_root()) && entries() > 0) << "a refused prewarm compiled";
+}
+
+// `cache export`, `bundle-info` and `import`: the CI-prewarm workflow, from a filled
+// cache to another root whose process compiles nothing.
+TEST_F(Cli, CacheExportImportAndBundleInfo) {
+  const std::uint64_t stubs = fill_cache();
+  ASSERT_GE(stubs, 7u);
+  const std::string bundle = scratch_ / "cluster.stjb";
+  const json exported = stubjit_json({"cache", "export", bundle});
+  EXPECT_EQ(exported["root"], cache_root());
+  EXPECT_EQ(exported["bundle"], bundle);
+  EXPECT_EQ(exported["entries"].size(), stubs);
+  EXPECT_TRUE(exported["bad"].empty());
+  EXPECT_EQ(exported["bytes"].get<std::uint64_t>(), fs::file_size(bundle));
+
+  const json info = stubjit_json({"cache", "bundle-info", bundle});
+  ASSERT_EQ(info["entries"].size(), stubs);
+  std::set<std::string> kernels;
+  for (const json& entry : info["entries"]) kernels.insert(entry["kernel"].get<std::string>());
+  EXPECT_TRUE(kernels.count("saxpy") && kernels.count("write_index"));
+  ASSERT_EQ(info["toolchains"].size(), 1u);
+  EXPECT_EQ(info["toolchains"][0]["backend"], "cpu");
+  EXPECT_EQ(info["toolchains"][0]["compiler"].get<std::string>().rfind("clang ", 0), 0u);
+  const json cache_info = stubjit_json({"info"})["cache"];
+  EXPECT_EQ(info["format_version"], cache_info["format_version"]);
+  EXPECT_EQ(info["stubjit_version"], STUBJIT_TEST_PROJECT_VERSION);
+
+  const std::string node = dir_ / "node-cache";
+  const json imported = stubjit_json({"cache", "import", bundle, "--into", node});
+  EXPECT_EQ(imported["root"], node);
+  EXPECT_EQ(imported["added"], stubs);
+  // A process on the node: every stub found on disk, nothing compiled.
+  const auto run_on = [&](const std::string& root, const std::string& layers) {
+    std::vector<std::string> node_env = env();
+    for (std::string& entry : node_env) {
+      if (entry.rfind("STUBJIT_CACHE_DIR=", 0) == 0) entry = "STUBJIT_CACHE_DIR=" + root;
+      if (entry.rfind("STUBJIT_CACHE_LAYERS=", 0) == 0) entry = "STUBJIT_CACHE_LAYERS=" + layers;
+    }
+    return Child({STUBJIT_CACHE_CHILD, "suite"}, node_env,
+                 scratch_ / ("run" + std::to_string(runs_++)))
+        .wait();
+  };
+  const ChildReport warm = run_on(node, "");
+  ASSERT_EQ(warm.exit_code, 0) << warm.output << warm.errors;
+  EXPECT_EQ(warm.fields.at("results"), "ok");
+  EXPECT_EQ(warm.number("compiles"), 0u);
+  EXPECT_EQ(warm.number("disk_hits"), stubs);
+  // Or into a read-only layer that the node's processes search after their own root.
+  const std::string layer = dir_ / "site-layer";
+  EXPECT_EQ(stubjit_json({"cache", "import", bundle, "--into", layer, "--shared"})["added"], stubs);
+  const ChildReport layered = run_on(dir_ / "own-cache", layer);
+  ASSERT_EQ(layered.exit_code, 0) << layered.output << layered.errors;
+  EXPECT_EQ(layered.fields.at("results"), "ok");
+  EXPECT_EQ(layered.number("compiles"), 0u);
+  EXPECT_EQ(layered.number("disk_hits"), stubs);
+  EXPECT_EQ(stubjit_json({"cache", "import", bundle, "--into", node})["identical"], stubs);
+  // Without --into: the root the other cache commands use, which holds them already.
+  EXPECT_EQ(stubjit_json({"cache", "import", bundle})["identical"], stubs);
+
+  // Text, a filter, and a dry run.
+  std::size_t saxpy = 0;
+  const json listed = stubjit_json({"cache", "ls"});
+  for (const json& entry : listed["entries"]) saxpy += entry["kernel"] == "saxpy";
+  ASSERT_GE(saxpy, 2u);  // the suite launches saxpy in two modes
+  const std::string saxpy_bundle = scratch_ / "saxpy.stjb";
+  const ChildReport text = stubjit({"cache", "export", saxpy_bundle, "--kernel", "saxpy"});
+  EXPECT_EQ(text.exit_code, 0) << text.errors;
+  EXPECT_NE(text.output.find("exported " + std::to_string(saxpy) + " entries (1 toolchains) from " +
+                             cache_root() + " to " + saxpy_bundle),
+            std::string::npos)
+      << text.output;
+  const ChildReport dry =
+      stubjit({"cache", "import", saxpy_bundle, "--into", dir_ / "dry", "--dry-run"});
+  EXPECT_EQ(dry.exit_code, 0) << dry.errors;
+  EXPECT_NE(dry.output.find("added     saxpy"), std::string::npos) << dry.output;
+  EXPECT_NE(dry.output.find("would import " + saxpy_bundle + " into " + (dir_ / "dry") + ": " +
+                            std::to_string(saxpy) + " added, 0 identical, 0 kept, 0 replaced"),
+            std::string::npos)
+      << dry.output;
+  EXPECT_FALSE(fs::exists(dir_ / "dry"));
+  const ChildReport shown = stubjit({"cache", "bundle-info", saxpy_bundle});
+  EXPECT_EQ(shown.exit_code, 0) << shown.errors;
+  EXPECT_NE(shown.output.find(saxpy_bundle + " (verified)"), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("toolchain  cpu "), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("entries    " + std::to_string(saxpy) + ","), std::string::npos)
+      << shown.output;
+}
+
+TEST_F(Cli, BundleCommandsRefuseBadInputAndSaySo) {
+  ASSERT_GE(fill_cache(), 2u);
+  const std::string bundle = scratch_ / "good.stjb";
+  ASSERT_EQ(stubjit({"cache", "export", bundle}).exit_code, 0);
+
+  const std::string nothing = scratch_ / "nothing.stjb";
+  const ChildReport empty = stubjit({"cache", "export", nothing, "--kernel", "no_such_kernel"});
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.errors.find("nothing to export: no valid entry of kernel no_such_kernel"),
+            std::string::npos)
+      << empty.errors;
+  EXPECT_FALSE(fs::exists(nothing));
+
+  // One flipped byte in the middle: refused by import and bundle-info, nothing written.
+  std::ifstream in(bundle, std::ios::binary);
+  std::vector<char> bytes{std::istreambuf_iterator<char>(in), {}};
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x20);
+  const std::string damaged = scratch_ / "damaged.stjb";
+  std::ofstream(damaged, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+  const std::string node = dir_ / "node-cache";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"cache", "import", damaged, "--into", node},
+        std::vector<std::string>{"cache", "bundle-info", damaged}}) {
+    const ChildReport refused = stubjit(args);
+    EXPECT_EQ(refused.exit_code, 2) << args[1];
+    EXPECT_NE(refused.errors.find("stubjit: cache bundle " + damaged +
+                                  " is damaged: its checksum does not match its bytes"),
+              std::string::npos)
+        << refused.errors;
+  }
+  EXPECT_FALSE(fs::exists(node));
+
+  // A damaged entry in the cache: left out, said, exit status 1.
+  const json ls = stubjit_json({"cache", "ls"});
+  const std::string truncated = ls["entries"][0]["path"];
+  fs::resize_file(truncated, fs::file_size(truncated) - 1);
+  const ChildReport partial = stubjit({"cache", "export", bundle});
+  EXPECT_EQ(partial.exit_code, 1) << partial.errors;
+  EXPECT_NE(partial.output.find("BAD " + truncated + ": truncated (not exported)"),
+            std::string::npos)
+      << partial.output;
+  const json partial_json = stubjit_json({"cache", "export", bundle}, 1);
+  ASSERT_EQ(partial_json["bad"].size(), 1u);
+  EXPECT_EQ(partial_json["bad"][0]["path"], truncated);
+  EXPECT_EQ(partial_json["entries"].size(), ls["entries"].size() - 1);
+
+  // A directory of other files is no cache to import into.
+  const std::string notes = dir_ / "notes";
+  fs::create_directories(notes);
+  std::ofstream(notes + "/notes.txt") << "mine";
+  const ChildReport foreign = stubjit({"cache", "import", bundle, "--into", notes});
+  EXPECT_EQ(foreign.exit_code, 2);
+  EXPECT_NE(foreign.errors.find("cannot import into " + notes + ": it already holds 'notes.txt'"),
+            std::string::npos)
+      << foreign.errors;
+  EXPECT_EQ(std::distance(fs::directory_iterator(notes), fs::directory_iterator()), 1);
 }
 
 }  // namespace
