@@ -121,9 +121,10 @@ struct CacheBundleImport {
 // if missing. The root must be usable as a cache: a directory of the current user's
 // that nobody else can write, that holds stubjit's tag, nothing, or only stubjit's
 // files; no link is followed below it. Throws CacheBundleError, with nothing written,
-// if any check fails. Only if the bundle file is changed while it is being imported
-// can an import stop part way (with an error), and then every entry it wrote was
-// verified.
+// if any check of the bundle fails. An import can still stop part way, with an error:
+// if the bundle file is changed while it is being imported, or writing fails (a full
+// disk, a quota, a read-only file system; missing directories may have been made by
+// then); every entry written until then is whole and verified.
 STUBJIT_API CacheBundleImport import_cache_bundle(const std::string& bundle,
                                                   const std::string& root,
                                                   const CacheBundleImportOptions& options = {});

@@ -64,15 +64,21 @@ std::unique_ptr<BinaryStore> make_memory_store(std::size_t capacity) {
 
 BinaryChain::Found BinaryChain::find(const DiskKey& key) {
   Found found;
+  std::vector<bool> rejected(stores_.size(), false);
   for (std::size_t i = 0; i < stores_.size(); ++i) {
     BinaryStore::Lookup lookup = stores_[i]->find(key);
     if (lookup.found == BinaryStore::Found::rejected) {
       stores_[i]->counters().rejected.fetch_add(1, std::memory_order_relaxed);
       found.rejected = true;
+      rejected[i] = true;
     }
     if (lookup.found != BinaryStore::Found::hit) continue;
+    // Into the stores before it, except that a persistent store (a layer) does not fill
+    // another persistent one (the user's disk cache) that merely missed: the layer has
+    // it next run. One that rejected what it held gets the good binary, which replaces
+    // its damaged entry.
     for (std::size_t j = 0; j < i; ++j) {
-      if (stores_[i]->persistent() && stores_[j]->persistent()) continue;
+      if (stores_[i]->persistent() && stores_[j]->persistent() && !rejected[j]) continue;
       stores_[j]->put(key, lookup.binary, nullptr);
     }
     found.binary = std::move(lookup.binary);

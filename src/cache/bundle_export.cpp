@@ -195,7 +195,16 @@ CacheBundleExport export_cache_bundle(const std::string& root, const std::string
                                 : " (" + std::to_string(result.skipped.size()) +
                                       " entries that do not verify were skipped)"));
   }
-  result.bytes = writer.publish(detail::write_manifest(manifest));
+  const std::string manifest_text = detail::write_manifest(manifest);
+  // What every reader refuses (bundle_format.hpp) is not written either.
+  if (manifest_text.size() > detail::max_manifest_bytes) {
+    throw CacheBundleError("cannot export " + std::to_string(manifest.entries.size()) +
+                           " entries into one bundle: its manifest would take " +
+                           std::to_string(manifest_text.size()) + " bytes, more than the " +
+                           std::to_string(detail::max_manifest_bytes) +
+                           " a bundle may hold; export fewer (--kernel, --target)");
+  }
+  result.bytes = writer.publish(manifest_text);
   result.path = bundle;
   return result;
 }

@@ -1,6 +1,7 @@
 #include "cache/bundle_format.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -99,7 +100,10 @@ class ManifestParser {
         manifest.stubjit_version = field(record, "version", line);
         seen_version = true;
       } else if (record.type == "format") {
-        manifest.format_version = static_cast<std::uint32_t>(number(record, "version", line));
+        const std::uint64_t version = number(record, "version", line);
+        if (version > UINT32_MAX)
+          fail(line, "has version=" + std::to_string(version) + ", beyond 32 bits");
+        manifest.format_version = static_cast<std::uint32_t>(version);
         seen_format = true;
       } else if (record.type == "created") {
         manifest.created = field(record, "time", line);
