@@ -75,10 +75,12 @@ struct DomainPart {
 // into weights.size() parts, in order: part i takes a run of consecutive positions in
 // proportion to weights[i]. With N the count along `dimension`, W the sum of the weights
 // and S_i that of weights 0..i, part i ends at position round(N * S_i / W) (halves up),
-// and the last part with a positive weight at N. So the counts sum to N, each is its
-// share N * w_i / W rounded down or up (exactly so for N up to 2^53), a weight of 0 gets
-// no index, and the same arguments give the same parts on every machine (IEEE double
-// arithmetic, no library rounding mode). Pure: nothing is allocated on a device.
+// and the last part with a positive weight at N. So the counts sum to N, a weight of 0
+// gets no index, and the same arguments give the same parts on every machine (IEEE
+// double arithmetic, no library rounding mode). Each count is its share N * w_i / W
+// rounded down or up where N * S_i is exact in a double (whole weights, N * W below
+// 2^53); with fractional weights whose sums a double rounds (0.1 + 0.2), a count can be
+// one more or less than that. Pure: nothing is allocated on a device.
 // SplitError (parameter "dimension", "weights" or "halo") for a dimension outside the
 // domain, no weights, a weight that is negative, NaN or infinite, weights that are all
 // 0 or whose sum overflows, a negative halo, or a halo that takes a part's field indices

@@ -69,9 +69,10 @@ std::vector<std::int64_t> part_ends(std::int64_t count, const std::vector<double
       ends[i] = count;
       continue;
     }
-    // Separate steps, so that no compiler fuses them into another rounding.
+    // Separate steps, so that no compiler fuses them into another rounding. Weights so
+    // large that N * S_i overflows (1e300 each) take the fraction first instead.
     const double product = whole * before;
-    const double share = product / total;
+    const double share = std::isinf(product) ? whole * (before / total) : product / total;
     // Monotone in `before`: round() and min() keep the ends in order. A double of at
     // least `whole` (>= 2^63 for counts near INT64_MAX) would not convert: it ends at N.
     ends[i] =

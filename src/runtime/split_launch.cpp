@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include "runtime/part_threads.hpp"
@@ -14,10 +15,21 @@
 namespace stubjit {
 namespace detail {
 
+// The threads of the parts, or a SplitError where the system cannot start them.
+PartThreads start_part_threads(std::size_t parts) {
+  try {
+    return PartThreads(parts);
+  } catch (const std::system_error& error) {
+    throw SplitError("runtimes", -1,
+                     "SplitKernel: cannot start a thread for each of " + std::to_string(parts) +
+                         " parts: " + error.what());
+  }
+}
+
 class SplitState {
  public:
   explicit SplitState(std::vector<Kernel> kernels_)
-      : kernels(std::move(kernels_)), threads(kernels.size()) {}
+      : kernels(std::move(kernels_)), threads(start_part_threads(kernels.size())) {}
   std::vector<Kernel> kernels;  // part i's, of runtime i
   PartThreads threads;
 };

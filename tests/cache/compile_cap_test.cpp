@@ -399,9 +399,11 @@ TEST_F(CompileCap, OneSlotSerializesAndAWaiterStartsOnlyWhenTheSlotIsFree) {
   ScopedEnv cap("STUBJIT_MAX_PARALLEL_COMPILES", "1");
   ScopedEnv scope("STUBJIT_COMPILE_CAP_SCOPE", setup.scope.name());
   ScopedEnv trace("STUBJIT_COMPILE_TRACE", std::nullopt);
-  auto held = std::make_unique<detail::CompileSlot>("held-by-the-test");
+  // Declared before the slot, so that a failed assertion gives the slot back (destroyed
+  // first) before the children, which wait for it, are waited for.
   std::vector<Child> children;
   std::vector<std::string> outputs;
+  auto held = std::make_unique<detail::CompileSlot>("held-by-the-test");
   for (int p = 0; p < 3; ++p) {
     outputs.push_back(setup.dir / ("child" + std::to_string(p) + ".txt"));
     children.push_back(
@@ -434,6 +436,12 @@ TEST_F(CompileCap, AProcessKilledHoldingTheSlotGivesItBack) {
   CapRun setup;
   const std::string holder_output = setup.dir / "holder.txt";
   Child holder({STUBJIT_COMPILE_CAP_CHILD, "hold"}, setup.env("1"), holder_output);
+  // A failed assertion before the kill below must not leave the holder (which waits for
+  // ever) to the destructor's wait: stopped first.
+  struct StopOnExit {
+    Child& child;
+    ~StopOnExit() { child.kill(); }
+  } stop_holder{holder};
   ASSERT_TRUE(wait_until([&] { return file_text(holder_output).find("held") != std::string::npos; },
                          std::chrono::seconds(60)))
       << file_text(holder_output + ".err");

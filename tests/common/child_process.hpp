@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +74,11 @@ class Child {
   }
   ~Child() {
     if (pid_ > 0) wait();
+  }
+  // SIGKILL, if it was not waited for yet: so that a test that fails before it stops a
+  // child that waits for it (a slot holder) does not hang in the destructor's wait.
+  void kill() {
+    if (pid_ > 0) ::kill(pid_, SIGKILL);
   }
 
   ChildReport wait() {

@@ -219,7 +219,7 @@ TEST(SplitKernel, PartsRunAtOnce) {
                          {"rendezvous",
                           {inout<i64>("arrived", 0), inout<i64>("seen")},
                           "stubjit::atomic_add(arrived, stubjit::i64(1));\n"
-                          "for (stubjit::i64 spin = 0; spin < 10000000000LL; ++spin)\n"
+                          "for (stubjit::i64 spin = 0; spin < 1000000000LL; ++spin)\n"
                           "  if (stubjit::atomic_add(arrived, stubjit::i64(0)) >= 3) break;\n"
                           "seen = stubjit::atomic_add(arrived, stubjit::i64(0));"});
   rendezvous.launch(launches);

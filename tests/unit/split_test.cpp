@@ -174,6 +174,9 @@ TEST(SplitDomain, PartsEndWhereTheRuleSays) {
   EXPECT_EQ(counts(2, {1, 1, 1, 1, 1}), (std::vector<i64>{0, 1, 0, 1, 0}));
   // A weight too small to move the double sum still ends the last positive part at N.
   EXPECT_EQ(counts(9, {1, 1e-300, 0}), (std::vector<i64>{9, 0, 0}));
+  // Weights so large that N * S_i overflows a double still split in proportion.
+  EXPECT_EQ(counts(1000000000, {1e300, 1e300}), (std::vector<i64>{500000000, 500000000}));
+  EXPECT_EQ(counts(12, {4e307, 2e307, 4e307}), (std::vector<i64>{5, 2, 5}));
   // The largest count there is: the parts still sum to it.
   const i64 most = std::numeric_limits<i64>::max();
   const std::vector<i64> halves = counts(most, {1, 1});
