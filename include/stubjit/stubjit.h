@@ -36,7 +36,7 @@ extern "C" {
 
 /* The C API's version: the library's (stubjit_version() says which one is loaded). */
 #define STUBJIT_VERSION_MAJOR 0
-#define STUBJIT_VERSION_MINOR 9
+#define STUBJIT_VERSION_MINOR 10
 
 /* --- status and errors ------------------------------------------------------------ */
 
@@ -88,7 +88,7 @@ STUBJIT_C_API const stubjit_error* stubjit_last_error(void);
 STUBJIT_C_API void stubjit_clear_error(void);
 /* "STUBJIT_PLAN_ERROR", ...; "unknown status" for a value not listed. */
 STUBJIT_C_API const char* stubjit_status_name(stubjit_status status);
-/* "0.9.0": the loaded library's version. */
+/* "0.10.0": the loaded library's version. */
 STUBJIT_C_API const char* stubjit_version(void);
 
 /* --- types ------------------------------------------------------------------------ */

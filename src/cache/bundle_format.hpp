@@ -49,7 +49,7 @@ std::string decode_bundle_header(const std::vector<char>& bytes, std::uint64_t f
 // The manifest as text: one record per line, its fields as name=value words, values
 // percent-encoded (docs/cache.md):
 //   stubjit-cache-bundle 1
-//   stubjit version=0.9.0
+//   stubjit version=0.10.0
 //   format version=3
 //   created time=2026-11-27T15:30:00Z
 //   toolchain backend=cuda target=sm_90 compiler=nvrtc%2013.0 generator=...
