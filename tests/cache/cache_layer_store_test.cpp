@@ -31,18 +31,6 @@ using test::NeutralCacheEnv;
 using test::ScopedEnv;
 using test::TempDir;
 
-DiskKey fake_key(const std::string& kernel) {
-  DiskKey key;
-  key.directory = "cpu/target/direct-r1";
-  key.text = "stubjit-disk-key 1\nkernel " + kernel + " 0\nlayout " + key.directory + "\n";
-  key.name = hash128_hex(key.text);
-  return key;
-}
-
-Binary fake_binary(std::size_t size, char fill) {
-  return Binary{"elf-object", std::vector<char>(size, fill)};
-}
-
 DiskCacheSettings settings_for(const std::string& root) {
   DiskCacheSettings settings;
   settings.root = root;

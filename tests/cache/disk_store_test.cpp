@@ -36,18 +36,6 @@ mode_t mode_of(const std::string& path) {
   return info.st_mode & 07777;
 }
 
-DiskKey fake_key(const std::string& kernel) {
-  DiskKey key;
-  key.directory = "cpu/target/direct-r1";
-  key.text = "stubjit-disk-key 1\nkernel " + kernel + " 0\nlayout " + key.directory + "\n";
-  key.name = hash128_hex(key.text);
-  return key;
-}
-
-Binary fake_binary(std::size_t size, char fill) {
-  return Binary{"elf-object", std::vector<char>(size, fill)};
-}
-
 // --- settings ----------------------------------------------------------------------
 
 TEST(CacheSettings, RootPrecedence) {

@@ -9,13 +9,29 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "cache/binary.hpp"
 #include "cache/cache_tag.hpp"
 #include "cache/disk_key.hpp"
 #include "cache/private_files.hpp"
 #include "common/temp_dir.hpp"
 
 namespace stubjit::detail {
+
+// A disk key of the layout's first form and a binary of `size` bytes of `fill`: what the
+// store tests keep, find and damage.
+inline DiskKey fake_key(const std::string& kernel) {
+  DiskKey key;
+  key.directory = "cpu/target/direct-r1";
+  key.text = "stubjit-disk-key 1\nkernel " + kernel + " 0\nlayout " + key.directory + "\n";
+  key.name = hash128_hex(key.text);
+  return key;
+}
+
+inline Binary fake_binary(std::size_t size, char fill) {
+  return Binary{"elf-object", std::vector<char>(size, fill)};
+}
 
 inline void write_file(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
