@@ -83,6 +83,14 @@ class ImportRoot {
     }
     root_fd_ = detail::FileDescriptor(::open(root_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!root_fd_.valid()) fail("cannot be opened: " + errno_text());
+    // The directory opened is the one that was checked: whoever could swap the path in
+    // between (by renaming its parent's entries) gets a directory refused here.
+    struct stat opened {};
+    if (::fstat(root_fd_.get(), &opened) != 0) fail("cannot be examined: " + errno_text());
+    if (opened.st_uid != ::geteuid() || (opened.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+      fail(
+          "changed while it was being checked: the directory opened is another user's or "
+          "writable by others");
     if (readable_) {
       add_mode(root_fd_.get(), searchable_by_all, root_);
       const detail::FileDescriptor tag(

@@ -24,10 +24,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void require_removable_root(const std::string& root) {
+// Whether `root` is one of the layers of $STUBJIT_CACHE_LAYERS, by name or as the same
+// directory under another name (a link, a bind mount).
+bool is_named_layer(const std::string& root) {
   const std::vector<std::string> layers =
       detail::parse_cache_layers(detail::env_or("STUBJIT_CACHE_LAYERS", ""));
-  if (std::find(layers.begin(), layers.end(), root) != layers.end()) {
+  if (std::find(layers.begin(), layers.end(), root) != layers.end()) return true;
+  struct stat target {};
+  if (::stat(root.c_str(), &target) != 0) return false;
+  return std::any_of(layers.begin(), layers.end(), [&](const std::string& layer) {
+    struct stat info {};
+    return ::stat(layer.c_str(), &info) == 0 && info.st_dev == target.st_dev &&
+           info.st_ino == target.st_ino;
+  });
+}
+
+void require_removable_root(const std::string& root) {
+  if (is_named_layer(root)) {
     throw Error("refusing to remove anything from " + root +
                 ": it is a read-only cache layer ($STUBJIT_CACHE_LAYERS); only its owner "
                 "changes it, by hand");

@@ -345,6 +345,10 @@ TEST_F(CacheLayers, CleanupRefusesALayer) {
   ScopedEnv layers("STUBJIT_CACHE_LAYERS", layer);
   EXPECT_THROW(clear_disk_cache(layer), Error);
   EXPECT_THROW(remove_disk_cache_entries(layer, list_disk_cache(layer, false)), Error);
+  // The same directory under another name (a link to it) is the layer too.
+  const std::string alias = dir_ / "current";
+  fs::create_directory_symlink(layer, alias);
+  EXPECT_THROW(clear_disk_cache(alias), Error);
   EXPECT_EQ(snapshot(layer), before);
 }
 
