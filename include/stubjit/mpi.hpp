@@ -24,19 +24,23 @@ struct JobPrepareSummary {
 // Collective over `comm`: every rank calls it, each with its own runtime and the
 // launches it will make (different ranks may give different kernels and launches,
 // and runtimes of different backends or targets). The stubs that any rank lacks in
-// memory and on disk are compiled once per job, each by one rank whose toolchain is
-// that of the ranks that need it (spread over those ranks), and sent to the ranks that
-// need it. Each rank keeps them in its memory store; of the ranks of one node that
-// need a stub, the lowest writes it to its disk cache (ranks of a node are meant to
-// share a cache root). The launches then compile nothing.
+// memory and on disk are compiled once per job, each by one of the ranks that lack it
+// (the one with the fewest dealt so far: compiling is spread over the ranks), and sent
+// to all of them. Each rank keeps them in its memory store; of the ranks of one node
+// that lack a stub, the lowest writes it to its disk cache (ranks of a node are meant
+// to share a cache root). The launches then compile nothing. A launch of several
+// stages (a sort) takes one exchange per stage.
 //
 // Works with MPI_THREAD_SINGLE: every MPI call is made by the calling thread, inside
 // this call. Runs nothing and touches no field.
 //
-// Every rank returns, or every rank throws: a CompileError for the first stub (in key
-// order) that failed to compile, on every rank, with the compiler's log; the error of
-// a launch that was refused (ArgumentError, PlanError, ...) on its rank and an Error
-// naming that rank on the others. Throws Error where MPI is not initialized.
+// Every rank returns, or every rank throws: a CompileError for the first stub (in
+// toolchain and key order) that failed to compile, or whose body was refused before
+// compiling, on every rank, with the compiler's log; the error of a launch refused
+// otherwise (ArgumentError, PlanError, ...) on its rank and an Error naming that rank on
+// the others; an Error on every rank where one cannot allocate an exchange, or one
+// exchange would pass 2 GiB, or a rank lacks more stubs than its memory store keeps
+// (RuntimeOptions::memory_cache_stubs). Throws Error where MPI is not initialized.
 JobPrepareSummary prepare(MPI_Comm comm, Runtime& runtime,
                           const std::vector<PlannedLaunch>& launches);
 
