@@ -34,12 +34,6 @@ RuntimeOptions with_layers(const std::string& root, std::vector<std::string> lay
   return options;
 }
 
-KernelSource numbered(int j) {
-  return {"add" + std::to_string(j),
-          {scalar<float>("a"), in<float>("x"), inout<float>("y")},
-          "y = a * x + y + " + std::to_string(j) + ".0f;"};
-}
-
 // y = 2x + y + j over 16 elements, checked against the arithmetic done here.
 void launch_numbered(Runtime& runtime, int j) {
   Field x = runtime.allocate<float>({16});
@@ -51,7 +45,7 @@ void launch_numbered(Runtime& runtime, int j) {
   }
   x.copy_from(xs);
   y.copy_from(std::vector<float>(16, 1.0f));
-  runtime.kernel(numbered(j)).launch(Domain{16}, 2.0f, x, y);
+  runtime.kernel(test::numbered_kernel(j)).launch(Domain{16}, 2.0f, x, y);
   EXPECT_EQ(y.to_vector<float>(), want) << "kernel " << j;
 }
 

@@ -374,18 +374,12 @@ TEST_F(DiskCacheRuntime, DefaultLocationFollowsXdgThenHome) {
   EXPECT_EQ(info.max_bytes, std::uint64_t(1) << 30);
 }
 
-KernelSource numbered(int j) {
-  return {"add" + std::to_string(j),
-          {scalar<float>("a"), in<float>("x"), inout<float>("y")},
-          "y = a * x + y + " + std::to_string(j) + ".0f;"};
-}
-
 void launch_numbered(Runtime& runtime, int j) {
   Field x = runtime.allocate<float>({16});
   Field y = runtime.allocate<float>({16});
   x.copy_from(std::vector<float>(16, 1.0f));
   y.copy_from(std::vector<float>(16, 1.0f));
-  runtime.kernel(numbered(j)).launch(Domain{16}, 2.0f, x, y);
+  runtime.kernel(test::numbered_kernel(j)).launch(Domain{16}, 2.0f, x, y);
   EXPECT_EQ(y.to_vector<float>(), std::vector<float>(16, 3.0f + static_cast<float>(j)));
 }
 

@@ -4,6 +4,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "stubjit/kernel.hpp"
@@ -16,6 +17,14 @@ inline RuntimeOptions cpu_options() {
   RuntimeOptions options;
   options.backend = "cpu";
   return options;
+}
+
+// y = a * x + y + j: a different stub for each j (the disk-cache suites fill, evict and
+// layer caches with them).
+inline KernelSource numbered_kernel(int j) {
+  return {"add" + std::to_string(j),
+          {scalar<float>("a"), in<float>("x"), inout<float>("y")},
+          "y = a * x + y + " + std::to_string(j) + ".0f;"};
 }
 
 // The same, with the disk cache off: for suites that count compiles.
