@@ -13,7 +13,6 @@
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/kernel.hpp"
-#include "support/compile_slot.hpp"
 #include "support/log.hpp"
 
 namespace stubjit {
@@ -86,14 +85,8 @@ detail::Binary binary_of(detail::RuntimeState& runtime, const KernelSource& sour
   detail::BinaryChain::Found found = runtime.binaries.find(key);
   if (found.binary) return *found.binary;
   detail::logger().debug("compiling {} again for its bytes (no store kept them)", stub.entry);
-  const detail::CompileJob job{stub.source, stub.file_name, stub.entry, source.name,
-                               runtime.compiler_options};
-  std::shared_ptr<const detail::Binary> binary;
-  {
-    const detail::CompileSlot slot(source.name);  // the node-wide cap on compiles
-    binary = std::make_shared<const detail::Binary>(runtime.toolchain->compile(job));
-  }
-  runtime.compiles.fetch_add(1, std::memory_order_relaxed);
+  const auto binary =
+      std::make_shared<const detail::Binary>(detail::compile_stub(runtime, stub, source.name));
   runtime.binaries.put(key, binary, {});
   return *binary;
 }
