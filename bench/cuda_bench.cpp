@@ -36,7 +36,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,7 +51,6 @@
 #include "common/scoped_env.hpp"
 #include "common/temp_dir.hpp"
 #include "cuda_support.hpp"
-#include "stubjit/launch.h"
 #include "stubjit/stubjit.hpp"
 
 namespace {
@@ -384,29 +385,36 @@ void BM_HotLaunch_RawCuLaunchKernel(benchmark::State& state) {
   const Plan plan = saxpy.plan(domain);
   RawModule module(gpu, cubin_for(gpu, saxpy.stub_source(domain, {1.0f, x, y}), "saxpy.cu"),
                    "stubjit_saxpy_direct_r1");
-  struct {
-    float a;
-    float pad;
-    const void* x;
-    std::int64_t x_extent, x_stride;
-    void* y;
-    std::int64_t y_extent, y_stride;
-  } args{1.0f, 0.0f, x.data(), 1, 1, y.data(), 1, 1};
-  static_assert(sizeof(args) == 56, "matches the stub's argument layout");
-  LaunchParams lp{};
-  lp.count[0] = 1;
-  lp.step[0] = 1;
-  lp.linear_end = 1;
-  for (int p = 0; p < 3; ++p) {
-    lp.grid[p] = plan.dispatches.at(0).grid[p];
-    lp.block[p] = plan.block[p];
+  // The stub's entry takes what it reads one by one (support/entry_parameters.hpp):
+  // here the count and group extent of its one dimension, a, x and y, as its source
+  // declares them; each parameter points at a value packed once.
+  const std::int64_t count = 1;
+  const std::uint32_t block = plan.block[0];
+  const float a = 1.0f;
+  const void* x_data = x.data();
+  void* y_data = y.data();
+  const std::map<std::string, const void*> values = {{"stubjit_lp_count0", &count},
+                                                     {"stubjit_lp_block0", &block},
+                                                     {"stubjit_a1_a", &a},
+                                                     {"stubjit_a1_x", &x_data},
+                                                     {"stubjit_a1_y", &y_data}};
+  const std::string source = saxpy.stub_source(domain, {1.0f, x, y});
+  const std::string entry = "stubjit_saxpy_direct_r1(";
+  const std::size_t begin = source.find(entry) + entry.size();
+  std::stringstream declared(source.substr(begin, source.find(')', begin) - begin));
+  std::vector<void*> params;
+  for (std::string declaration; std::getline(declared, declaration, ',');) {
+    const auto found = values.find(declaration.substr(declaration.find_last_of(" *") + 1));
+    if (found == values.end())
+      return state.SkipWithError(("the stub takes an unexpected " + declaration).c_str());
+    params.push_back(const_cast<void*>(found->second));
   }
-  void* params[2] = {&args, &lp};
+  const unsigned grid = static_cast<unsigned>(plan.dispatches.at(0).grid[0]);
   const detail::CudaDriver& driver = *gpu.driver;
   std::int64_t n = 0;
   for (auto _ : state) {
-    driver.launch_kernel(module.function(), static_cast<unsigned>(lp.grid[0]), 1, 1, lp.block[0], 1,
-                         1, 0, nullptr, params, nullptr);
+    driver.launch_kernel(module.function(), grid, 1, 1, block, 1, 1, 0, nullptr, params.data(),
+                         nullptr);
     if (++n % launches_per_wait == 0) driver.ctx_synchronize();
   }
   driver.ctx_synchronize();

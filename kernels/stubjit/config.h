@@ -3,8 +3,8 @@
 // These headers are embedded into the library at build time, one string each, and
 // prepended to generated stubs in the order config.h, index.h, view.h, launch.h,
 // atomic.h (lines that include one another are dropped when embedding).
-// Every stub gets config.h and launch.h; index.h, view.h and atomic.h only
-// when the stub's own code uses them or its user code may (src/codegen/prelude.cpp).
+// Every stub gets config.h; the others only when the stub's own code uses them or
+// its user code may (src/codegen/prelude.cpp).
 // They compile as plain C++17 on the host (Clang, GCC), under NVRTC and under hipRTC,
 // so they use no standard headers.
 #ifndef STUBJIT_CONFIG_H

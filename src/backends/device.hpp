@@ -10,6 +10,7 @@
 #include "cache/binary.hpp"
 #include "stubjit/launch.h"
 #include "stubjit/plan.hpp"
+#include "support/entry_parameters.hpp"
 
 namespace stubjit::detail {
 
@@ -42,9 +43,12 @@ class Device {
   // start with `module` (group size against the module's real limit, grid sizes the
   // launch call can express). The runtime calls it before the first dispatch.
   virtual void check_plan(const Module& module, const Plan& plan) const = 0;
-  // Runs one dispatch: lp.grid groups of lp.block threads, queued on `stream`.
-  virtual void launch(const Module& module, const LaunchParams& lp, const void* args,
-                      std::size_t args_size, StreamState* stream) = 0;
+  // Runs one dispatch: lp.grid groups of lp.block threads, queued on `stream`, passing
+  // the entry what `parameters` says (support/entry_parameters.hpp: empty, the packed
+  // arguments and `lp`, each by value).
+  virtual void launch(const Module& module, const EntryParameters& parameters,
+                      const LaunchParams& lp, const void* args, std::size_t args_size,
+                      StreamState* stream) = 0;
 
   virtual void* allocate(std::size_t bytes) = 0;
   virtual void deallocate(void* pointer) noexcept = 0;

@@ -2,8 +2,10 @@
 // signature order: a scalar's value in the low bytes of 8 (16 for a complex<double>:
 // real part, imaginary part), or a field's data pointer,
 // then its extents and strides in elements (8 bytes each). Its layout is the host side
-// of the contract whose device side is each stub's stubjit_args_t
-// (codegen/stub_writer.cpp), which static_asserts the offsets and sizes computed here.
+// of the contract whose device side is a stub's stubjit_args_t (codegen/stub_writer.cpp),
+// which static_asserts the offsets and sizes computed here, or, for an entry that takes
+// its values one by one, the offsets the stub writer records for each
+// (support/entry_parameters.hpp), taken from this layout.
 #pragma once
 
 #include <cstddef>

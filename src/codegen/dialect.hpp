@@ -61,10 +61,53 @@ class StubContext {
   // The expression passed for a parameter that takes no argument.
   std::string no_argument_expression(const Param& param) const;
 
+  // The values an entry reads from the launch parameters (kernels/stubjit/launch.h):
+  // `first`, `count`, `step`, `origin`, `grid` and `block` per dimension, the others
+  // once (their index is ignored), and the divisor of dimension `index`.
+  enum class LaunchValue {
+    first,
+    count,
+    step,
+    origin,
+    grid,
+    block,
+    linear_begin,
+    linear_end,
+    divisor_multiplier32,
+    divisor_shift32,
+    divisor_multiplier64,
+    divisor_shift64,
+  };
+  // What the entry names to read a launch value or a member of the packed arguments
+  // (`member` of stubjit_args_t: `size` bytes at `offset`, of C type `type`; an array
+  // member's element as "name[i]"). By default a member of the entry's two structs
+  // (stubjit_lp, stubjit_args); after take_values_one_by_one(), a parameter of the
+  // entry named `parameter`, declared the first time it is named.
+  std::string launch_value(LaunchValue value, int index = 0) const;
+  std::string argument_value(const std::string& member, const std::string& parameter,
+                             const std::string& type, std::size_t offset, std::size_t size) const;
+  void take_values_one_by_one() { one_by_one_ = true; }
+  bool takes_values_one_by_one() const { return one_by_one_; }
+  // The entry's parameter list ("stubjit::i64 stubjit_lp_count0, ..."), and where the
+  // host finds each (GeneratedStub::parameters), in the order first named.
+  std::string parameter_list() const;
+  const EntryParameters& entry_parameters() const { return parameters_; }
+  // Takes over what `other` (the context the entry's body was written with) declared.
+  void adopt_parameters(const StubContext& other) const {
+    declarations_ = other.declarations_;
+    parameters_ = other.parameters_;
+  }
+
  private:
+  std::string value(const std::string& member, const std::string& parameter,
+                    const std::string& type, EntryParameter where) const;
+
   const StubRequest& request_;
   SourceWriter& out_;
   std::string entry_;
+  bool one_by_one_ = false;
+  mutable std::vector<std::string> declarations_;  // "type name", per parameter
+  mutable EntryParameters parameters_;
 };
 
 // Name of the stub's local for a parameter: "stubjit_a<length>_<name>". The length
@@ -91,6 +134,10 @@ class DialectEmitter {
   virtual const char* function_qualifiers() const = 0;
   // Extension of the file the stub is compiled as.
   virtual const char* file_extension() const = 0;
+  // Whether the entry of a stub of `request` takes its values one by one
+  // (StubContext::take_values_one_by_one) rather than the packed arguments and the
+  // launch parameters as two structs; such a stub has no stubjit_args_t.
+  virtual bool takes_values_one_by_one(const StubRequest&) const { return false; }
   // Written before the user's code, so the body may use it (e.g. the constants the
   // host planned with); nothing by default.
   virtual void emit_preamble(const StubContext&) const {}

@@ -1,6 +1,7 @@
 // The CUDA and HIP dialects: one thread per activity. They differ only in spelling,
-// so they are one emitter with two names. The entry takes the packed arguments and
-// the launch parameters by value, maps blockIdx/threadIdx (+ the dispatch origin) to
+// so they are one emitter with two names. A forall entry takes the values it reads
+// one by one (the packed arguments' members and launch values it uses, each a
+// parameter; support/entry_parameters.hpp), maps blockIdx/threadIdx (+ the dispatch origin) to
 // positions, masks threads outside the domain, then narrows to the stub's index
 // width. Grid and group extents come from the launch parameters, not gridDim and
 // blockDim (which an AMD GPU computes from its dispatch packet); spread indexing
@@ -10,6 +11,7 @@
 #include "codegen/dialect.hpp"
 #include "codegen/group_entries.hpp"
 #include "codegen/reduce_entries.hpp"
+#include "stubjit/error.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -67,20 +69,38 @@ class GpuDialect final : public DialectEmitter {
       emit_gpu_group_entry(context, bounds);
       return;
     }
-    out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
-                    "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
-    out.line(0, "{");
-    context.emit_domain_locals(1);
+    // The body first, through a context that declares each value it names as a
+    // parameter of the entry; then the entry with those parameters, and the body.
+    SourceWriter body_text(out.next_line() + 1);  // after the entry's line and its brace
+    StubContext body(context.request(), body_text);
+    body.take_values_one_by_one();
+    body.emit_domain_locals(1);
     const Mode mode = context.request().mode;
     if (mode == Mode::spread || (mode == Mode::multi && context.rank() > 3)) {
-      emit_spread_positions(context);
+      emit_spread_positions(body);
     } else {
-      emit_direct_positions(context, mode == Mode::multi);
+      emit_direct_positions(body, mode == Mode::multi);
     }
-    for (int d = 0; d < context.rank(); ++d) context.emit_logical_index(1, d);
-    context.emit_argument_locals(1);
-    context.emit_visit(1, StubContext::VisitStyle::full_offsets);
+    for (int d = 0; d < context.rank(); ++d) body.emit_logical_index(1, d);
+    body.emit_argument_locals(1);
+    body.emit_visit(1, StubContext::VisitStyle::full_offsets);
+    // Every entry reads the domain's counts, so the list is never empty (empty would
+    // mean the two-struct convention).
+    if (body.entry_parameters().empty())
+      throw Error("stub writer: the entry of " + context.entry() + " takes no values");
+    out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() + "(" +
+                    body.parameter_list() + ")");
+    out.line(0, "{");
+    out.raw(body_text.take());
     out.line(0, "}");
+    context.adopt_parameters(body);
+  }
+
+  // Forall stubs take their values one by one (support/entry_parameters.hpp): NVRTC
+  // compiles that measurably faster than two structs by value (docs/performance.md).
+  // The other patterns' entries keep the two structs.
+  bool takes_values_one_by_one(const StubRequest& request) const override {
+    return request.pattern == Pattern::forall;
   }
 
  private:
@@ -101,16 +121,17 @@ class GpuDialect final : public DialectEmitter {
     const std::string U = unsigned_type(context);
     const int rank = context.rank();
     std::string outside;
+    using Value = StubContext::LaunchValue;
     for (int d = 0; d < rank; ++d) {
       const int p = rank - 1 - d;
       const std::string n = std::to_string(d);
       const std::string origin =
-          with_origin ? U + "(stubjit_lp.origin[" + std::to_string(p) + "]) + " : "";
+          with_origin ? U + "(" + context.launch_value(Value::origin, p) + ") + " : "";
       out.line(1, "const " + U + " stubjit_q" + n + " = " + origin + U + "(blockIdx." + axis[p] +
-                      ") * stubjit_lp.block[" + std::to_string(p) + "] + threadIdx." + axis[p] +
+                      ") * " + context.launch_value(Value::block, p) + " + threadIdx." + axis[p] +
                       ";");
-      outside +=
-          (d ? " || stubjit_q" : "stubjit_q") + n + " >= " + U + "(stubjit_lp.count[" + n + "])";
+      outside += (d ? " || stubjit_q" : "stubjit_q") + n + " >= " + U + "(" +
+                 context.launch_value(Value::count, d) + ")";
     }
     // Physical dimensions the domain does not use hold one position: a fixed group
     // shape with threads there must not repeat the domain. A direct plan has one
@@ -136,22 +157,26 @@ class GpuDialect final : public DialectEmitter {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
     const std::string U = unsigned_type(context);
-    const std::string bits = std::to_string(context.request().index_bits);
     const int rank = context.rank();
-    out.line(1,
-             "const stubjit::u64 stubjit_lin = stubjit::spread_linear("
-             "stubjit::u64(stubjit_lp.linear_begin), blockIdx.x, blockIdx.y, blockIdx.z, "
-             "stubjit::u32(stubjit_lp.grid[0]), stubjit::u32(stubjit_lp.grid[1]), "
-             "threadIdx.x, threadIdx.y, threadIdx.z, "
-             "stubjit_lp.block[0], stubjit_lp.block[1], stubjit_lp.block[2]);");
-    out.line(1, "if (stubjit_lin >= stubjit::u64(stubjit_lp.linear_end)) return;");
+    using Value = StubContext::LaunchValue;
+    const auto lp = [&](Value value, int index) { return context.launch_value(value, index); };
+    out.line(1, "const stubjit::u64 stubjit_lin = stubjit::spread_linear(stubjit::u64(" +
+                    lp(Value::linear_begin, 0) +
+                    "), blockIdx.x, blockIdx.y, blockIdx.z, stubjit::u32(" + lp(Value::grid, 0) +
+                    "), stubjit::u32(" + lp(Value::grid, 1) +
+                    "), threadIdx.x, threadIdx.y, threadIdx.z, " + lp(Value::block, 0) + ", " +
+                    lp(Value::block, 1) + ", " + lp(Value::block, 2) + ");");
+    out.line(1, "if (stubjit_lin >= stubjit::u64(" + lp(Value::linear_end, 0) + ")) return;");
     out.line(1, U + " stubjit_rest = " + U + "(stubjit_lin);");
+    const bool wide = context.request().index_bits == 64;
     for (int d = rank - 1; d > 0; --d) {
       const std::string n = std::to_string(d);
-      const std::string divisor = "stubjit_lp.divisor[" + n + "]";
+      const std::string multiplier =
+          lp(wide ? Value::divisor_multiplier64 : Value::divisor_multiplier32, d);
+      const std::string shift = lp(wide ? Value::divisor_shift64 : Value::divisor_shift32, d);
       out.line(1, "const " + I + " stubjit_p" + n + " = " + I + "(stubjit::fast_divmod<" + U +
-                      ">(stubjit_rest, " + U + "(stubjit_count" + n + "), " + divisor +
-                      ".multiplier" + bits + ", " + divisor + ".shift" + bits + "));");
+                      ">(stubjit_rest, " + U + "(stubjit_count" + n + "), " + multiplier + ", " +
+                      shift + "));");
     }
     out.line(1, "const " + I + " stubjit_p0 = " + I + "(stubjit_rest);");
   }

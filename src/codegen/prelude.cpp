@@ -43,6 +43,8 @@ const std::string& prelude_fingerprint_text() {
 // reads the headers and fails when a declaration is missing here.
 const std::vector<OptionalPreludeHeader>& optional_prelude_headers() {
   static const std::vector<OptionalPreludeHeader> headers = {
+      {"launch.h",
+       {"FastDivisor", "make_fast_divisor", "max_domain_rank", "LaunchParams", "STUBJIT_LAUNCH_H"}},
       {"index.h",
        {"div_ceil", "loop_len", "logical_index", "wrapping_product", "raise", "flatten",
         "spread_linear", "mul_high", "fast_divide", "fast_divmod", "Index", "STUBJIT_INDEX_H"}},

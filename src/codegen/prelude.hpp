@@ -1,8 +1,8 @@
 // The device-side prelude (kernels/stubjit/*.h), embedded at build time one header
 // per string, and the choice of the headers one stub includes.
 //
-// A stub includes config.h and launch.h always, and an optional header
-// (index.h, view.h, atomic.h) only when its own code names something the header
+// A stub includes config.h always, and an optional header (launch.h, index.h,
+// view.h, atomic.h, half.h, complex.h) only when its own code names something the header
 // declares (the generator writes what it uses in full) or its user code may use it.
 // Whether user code may use a header is a conservative text scan: a
 // header is included when the body, the helpers or a compiler option contains one of

@@ -10,6 +10,7 @@
 
 #include "stubjit/kernel.hpp"
 #include "stubjit/plan.hpp"
+#include "support/entry_parameters.hpp"
 #include "support/pattern.hpp"
 
 namespace stubjit::detail {
@@ -74,6 +75,9 @@ struct GeneratedStub {
   std::string entry;            // the extern "C" entry point
   std::string file_name;        // name to compile it under; #line resets refer to it
   std::size_t stub_offset = 0;  // where the stub part begins, after the prelude
+  // How the entry takes its values (support/entry_parameters.hpp); empty: the packed
+  // arguments and the LaunchParams.
+  EntryParameters parameters;
 };
 
 // Deterministic: the same request gives the same bytes. Throws CompileError, before
@@ -96,7 +100,7 @@ std::string entry_name(const StubRequest& request);
 // it, and GPU direct stubs write their positions out; 8: the argument struct's members
 // are plain, slot.h is gone; 9: a CPU stub's entry takes the group memory the runner
 // gives it; 10: reduce stubs; 11: scan stubs, and a scan parameter in the visit).
-inline constexpr int generator_version = 12;
+inline constexpr int generator_version = 13;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

@@ -1,5 +1,6 @@
 // The dialect-independent part of every stub: prelude, user code with #line mapping,
 // the packed-argument struct, and the projection + call of one activity.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "codegen/stub_request.hpp"
 #include "codegen/user_code_check.hpp"
 #include "stubjit/error.hpp"
+#include "stubjit/launch.h"
 #include "stubjit/types.hpp"
 #include "support/hash.hpp"
 #include "support/scalar_words.hpp"
@@ -114,30 +116,101 @@ const char* StubContext::index_type() const {
   return request_.index_bits == 32 ? "stubjit::i32" : "stubjit::i64";
 }
 
+std::string StubContext::value(const std::string& member, const std::string& parameter,
+                               const std::string& type, EntryParameter where) const {
+  const bool launch = where.source == EntryParameter::Source::launch;
+  if (!one_by_one_) return (launch ? "stubjit_lp." : "stubjit_args.") + member;
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (parameters_[i] == where) return parameter;
+  declarations_.push_back(type + " " + parameter);
+  parameters_.push_back(where);
+  return parameter;
+}
+
+std::string StubContext::launch_value(LaunchValue which, int index) const {
+  struct Row {
+    const char* member;  // in LaunchParams; "divisor" members are of divisor[index]
+    const char* type;
+    std::size_t offset;  // of the member (of divisor[0]'s, for a divisor member)
+    std::size_t stride;  // bytes between the members of consecutive indices; 0: one
+    std::size_t size;
+  };
+  constexpr std::size_t divisor_at = offsetof(LaunchParams, divisor);
+  constexpr std::size_t divisor_size = sizeof(FastDivisor);
+  static const Row rows[] = {
+      {"first", "stubjit::i64", offsetof(LaunchParams, first), 8, 8},
+      {"count", "stubjit::i64", offsetof(LaunchParams, count), 8, 8},
+      {"step", "stubjit::i64", offsetof(LaunchParams, step), 8, 8},
+      {"origin", "stubjit::i64", offsetof(LaunchParams, origin), 8, 8},
+      {"grid", "stubjit::u64", offsetof(LaunchParams, grid), 8, 8},
+      {"block", "stubjit::u32", offsetof(LaunchParams, block), 4, 4},
+      {"linear_begin", "stubjit::i64", offsetof(LaunchParams, linear_begin), 0, 8},
+      {"linear_end", "stubjit::i64", offsetof(LaunchParams, linear_end), 0, 8},
+      {"multiplier32", "stubjit::u32", divisor_at + offsetof(FastDivisor, multiplier32),
+       divisor_size, 4},
+      {"shift32", "stubjit::u32", divisor_at + offsetof(FastDivisor, shift32), divisor_size, 4},
+      {"multiplier64", "stubjit::u64", divisor_at + offsetof(FastDivisor, multiplier64),
+       divisor_size, 8},
+      {"shift64", "stubjit::u32", divisor_at + offsetof(FastDivisor, shift64), divisor_size, 4},
+  };
+  const Row& row = rows[static_cast<int>(which)];
+  const bool divisor = which >= LaunchValue::divisor_multiplier32;
+  const std::string n = std::to_string(index);
+  std::string member = row.member;
+  std::string parameter = "stubjit_lp_" + member;
+  if (divisor) {
+    member = "divisor[" + n + "]." + member;
+    parameter = "stubjit_lp_divisor" + n + "_" + row.member;
+  } else if (row.stride != 0) {
+    member += "[" + n + "]";
+    parameter += n;
+  }
+  const std::size_t offset = row.offset + row.stride * static_cast<std::size_t>(index);
+  return value(member, parameter, row.type,
+               {EntryParameter::Source::launch, static_cast<std::uint32_t>(offset),
+                static_cast<std::uint32_t>(row.size)});
+}
+
+std::string StubContext::argument_value(const std::string& member, const std::string& parameter,
+                                        const std::string& type, std::size_t offset,
+                                        std::size_t size) const {
+  return value(member, parameter, type,
+               {EntryParameter::Source::arguments, static_cast<std::uint32_t>(offset),
+                static_cast<std::uint32_t>(size)});
+}
+
+std::string StubContext::parameter_list() const {
+  std::string list;
+  for (const std::string& declaration : declarations_)
+    list += (list.empty() ? "" : ", ") + declaration;
+  return list;
+}
+
 void StubContext::emit_domain_locals(int indent) const {
   const std::string I = index_type();
   for (int d = 0; d < rank(); ++d) {
     const std::string n = std::to_string(d);
     if (!request_.dense) {  // dense: every dimension starts at 0 with step 1
-      out_.line(indent,
-                "const " + I + " stubjit_first" + n + " = " + I + "(stubjit_lp.first[" + n + "]);");
-      out_.line(indent,
-                "const " + I + " stubjit_step" + n + " = " + I + "(stubjit_lp.step[" + n + "]);");
+      out_.line(indent, "const " + I + " stubjit_first" + n + " = " + I + "(" +
+                            launch_value(LaunchValue::first, d) + ");");
+      out_.line(indent, "const " + I + " stubjit_step" + n + " = " + I + "(" +
+                            launch_value(LaunchValue::step, d) + ");");
     }
-    out_.line(indent,
-              "const " + I + " stubjit_count" + n + " = " + I + "(stubjit_lp.count[" + n + "]);");
+    out_.line(indent, "const " + I + " stubjit_count" + n + " = " + I + "(" +
+                          launch_value(LaunchValue::count, d) + ");");
   }
 }
 
 void StubContext::emit_argument_locals(int indent) const {
   const std::string I = index_type();
   const Signature& signature = request_.kernel->signature;
+  const ArgLayout layout = arg_layout(signature, request_.bindings, request_.rank);
   std::size_t specialized = 0;
   for (std::size_t i = 0; i < signature.size(); ++i) {
     const Param& p = signature[i];
     const Binding binding = request_.bindings[i];
     const std::string local = argument_local(p);
-    const std::string member = "stubjit_args." + p.name;
+    const std::size_t offset = layout.offset[i];
     if (binding == Binding::index) continue;
     if (binding == Binding::scalar) {
       // A specialized value is a constant of the stub (its member is still there, so
@@ -149,23 +222,64 @@ void StubContext::emit_argument_locals(int indent) const {
         constant = scalar_literal(p.type, words[specialized], high);
         specialized += scalar_words(p.type);
       }
-      out_.line(indent, std::string("const ") + c_type(p.type) + " " + local + " = " +
-                            constant.value_or(member) + ";");
+      const std::string type = std::string("const ") + c_type(p.type);
+      if (one_by_one_ && !constant) {
+        // The entry's parameter is the local itself.
+        argument_value(p.name, local, type, offset, size_of(p.type));
+        continue;
+      }
+      const std::string value =
+          constant ? *constant : argument_value(p.name, local, type, offset, size_of(p.type));
+      out_.line(indent, type + " " + local + " = " + value + ";");
       continue;
     }
-    out_.line(indent, element_type(p) + "* STUBJIT_RESTRICT " + local + " = " + member + ";");
-    const std::string extents = "stubjit_args." + extent_member(p);
-    const std::string strides = "stubjit_args." + stride_member(p);
+    const std::string pointer_type = element_type(p) + "* STUBJIT_RESTRICT";
+    if (one_by_one_) {
+      argument_value(p.name, local, pointer_type, offset, 8);  // the local itself
+    } else {
+      out_.line(indent, pointer_type + " " + local + " = " +
+                            argument_value(p.name, local, pointer_type, offset, 8) + ";");
+    }
+    // A field's extents, then its strides, 8 bytes each (bind/arg_layout.hpp).
+    const int field_rank = actual_rank(p, binding, rank());
+    const auto extent = [&](int d) {
+      return argument_value(extent_member(p) + "[" + std::to_string(d) + "]",
+                            local + "_e" + std::to_string(d), "stubjit::i64",
+                            offset + 8 + 8 * static_cast<std::size_t>(d), 8);
+    };
+    const auto stride = [&](int d) {
+      return argument_value(stride_member(p) + "[" + std::to_string(d) + "]",
+                            local + "_t" + std::to_string(d), "stubjit::i64",
+                            offset + 8 + 8 * static_cast<std::size_t>(field_rank + d), 8);
+    };
     if (binding == Binding::projection) {
       // Dense: the innermost stride is 1.
       const int strided = request_.dense ? rank() - 1 : rank();
       for (int d = 0; d < strided; ++d) {
-        const std::string n = std::to_string(d);
-        out_.line(indent, "const " + I + " " + local + "_s" + n + " = " + I + "(" + strides + "[" +
-                              n + "]);");
+        out_.line(indent, "const " + I + " " + local + "_s" + std::to_string(d) + " = " + I + "(" +
+                              stride(d) + ");");
       }
     }
     if (p.rank > 0) {
+      // The view's extents and strides: the field's trailing p.rank, from the whole
+      // arrays in the packed arguments, or as arrays of the parameters that hold them.
+      std::string extents = "stubjit_args." + extent_member(p);
+      std::string strides = "stubjit_args." + stride_member(p);
+      if (one_by_one_) {
+        std::string extent_values, stride_values;
+        for (int d = field_rank - p.rank; d < field_rank; ++d) {
+          const std::string separator = extent_values.empty() ? "" : ", ";
+          extent_values += separator + extent(d);
+          stride_values += separator + stride(d);
+        }
+        const std::string R = std::to_string(p.rank);
+        extents = local + "_extent";
+        strides = local + "_stride";
+        out_.line(indent,
+                  "const stubjit::i64 " + extents + "[" + R + "] = {" + extent_values + "};");
+        out_.line(indent,
+                  "const stubjit::i64 " + strides + "[" + R + "] = {" + stride_values + "};");
+      }
       const std::string view = binding == Binding::projection ? "_tview" : "_view";
       out_.line(indent, "const stubjit::View<" + element_type(p) + ", " + std::to_string(p.rank) +
                             ", " + I + "> " + local + view + " = stubjit::trailing_view<" +
@@ -598,10 +712,11 @@ GeneratedStub generate_stub(const StubRequest& request) {
   StubContext context(request, code);
   dialect.emit_preamble(context);
   emit_user_declaration(context, dialect);
-  emit_args_struct(context);
+  if (!dialect.takes_values_one_by_one(request)) emit_args_struct(context);
   if (combines_values(request.pattern)) emit_reduce_functions(context, dialect);
   if (sorts_values(request.pattern)) emit_sort_functions(context, dialect);
   dialect.emit_entry(context);
+  stub.parameters = context.entry_parameters();
   const std::vector<PreludeHeader> prelude = prelude_for(request, code.text());
   emit_user_code(context, dialect, stub.file_name);
 

@@ -238,8 +238,8 @@ void issue(RuntimeState& runtime, const LoadedStub& stub, const GroupLaunch& pla
   for (std::size_t i = 0; i < n; ++i) {
     fill_dispatch(lp, planned.plan, planned.plan.dispatches[i]);
     try {
-      device.launch(*stub.module, lp, planned.bound.packed.data(), planned.bound.packed.size(),
-                    stream);
+      device.launch(*stub.module, stub.parameters, lp, planned.bound.packed.data(),
+                    planned.bound.packed.size(), stream);
     } catch (const BackendError& error) {
       if (i == 0) throw;
       throw LaunchError(i, n,

@@ -52,7 +52,7 @@ void issue_dispatches(RuntimeState& runtime, const LoadedStub& stub, const Domai
   for (std::size_t i = 0; i < plan.dispatches.size(); ++i) {
     fill_dispatch(lp, plan, plan.dispatches[i]);
     try {
-      device.launch(*stub.module, lp, packed.data(), packed.size(), stream);
+      device.launch(*stub.module, stub.parameters, lp, packed.data(), packed.size(), stream);
     } catch (const BackendError& error) {
       if (i == 0) throw;
       throw LaunchError(i, plan.dispatches.size(),

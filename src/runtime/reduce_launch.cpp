@@ -287,7 +287,7 @@ void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch
     for (int d = 1; d < planned.run->rank(); ++d)
       lp.divisor[d] = make_fast_divisor(static_cast<u64>(lp.count[d]));
     try {
-      device.launch(*stub.module, lp, packed.data(), packed.size(), stream);
+      device.launch(*stub.module, stub.parameters, lp, packed.data(), packed.size(), stream);
     } catch (...) {
       // What was issued before (this stage's dispatches, an earlier stage, the counters'
       // clearing) may still use the partials: wait for it before the memory is released

@@ -23,6 +23,7 @@ namespace stubjit::detail {
 struct LoadedStub {
   std::unique_ptr<Module> module;
   std::string entry;
+  EntryParameters parameters;  // how the entry takes its values (GeneratedStub::parameters)
 };
 
 class RuntimeState {

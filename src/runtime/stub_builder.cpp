@@ -168,6 +168,7 @@ std::shared_ptr<const LoadedStub> build_stub(RuntimeState& runtime, const Kernel
   if (!runtime.dump_dir.empty()) dump_stub(runtime, stub, key);
   auto loaded = std::make_shared<LoadedStub>();
   loaded->entry = stub.entry;
+  loaded->parameters = stub.parameters;
 
   BinaryChain::Found found = runtime.binaries.find(key);
   bool rejected = found.rejected;

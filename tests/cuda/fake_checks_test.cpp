@@ -7,8 +7,11 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <numeric>
+#include <sstream>
 
 #include "backends/cuda/cuda_backend.hpp"
 #include "common/kernels.hpp"
@@ -171,36 +174,99 @@ TEST(CudaFakeChecks, AsyncCopiesLandOnlyAtTheirStreamsSynchronization) {
   EXPECT_EQ(fake().free(device), 0);
 }
 
-// Through the backend: each launch passes the launch parameters of its own dispatch,
-// at the size the stub declares, and a field read back after the launch holds what was
-// written, every copy in order.
-TEST(CudaFakeChecks, TheBackendPassesEachDispatchItsOwnLaunchParameters) {
+// The parameters an entry declares, in order: (type, name) of each, read from its
+// source ("extern \"C\" __global__ void ... entry(type name, ...)").
+std::vector<std::pair<std::string, std::string>> entry_parameters(const std::string& source,
+                                                                  const std::string& entry) {
+  const std::size_t open = source.find(entry + "(");
+  EXPECT_NE(open, std::string::npos) << entry;
+  if (open == std::string::npos) return {};
+  const std::size_t begin = open + entry.size() + 1;
+  std::stringstream list(source.substr(begin, source.find(')', begin) - begin));
+  std::vector<std::pair<std::string, std::string>> parameters;
+  for (std::string declaration; std::getline(list, declaration, ',');) {
+    const std::size_t name = declaration.find_last_of(" *") + 1;
+    std::string type = declaration.substr(0, name);
+    type.erase(0, type.find_first_not_of(' '));
+    type.erase(type.find_last_not_of(' ') + 1);
+    parameters.emplace_back(type, declaration.substr(name));
+  }
+  return parameters;
+}
+
+// Through the backend: the driver gets one pointer per parameter of the stub's entry
+// (the fake reads each at the size the CUBIN gives it) and each holds what the test
+// computes for it: the scalar, the fields' addresses and strides, the domain's first,
+// step and count per dimension, the group's extents. A field read back after the
+// launch holds what was written, every copy in order.
+TEST(CudaFakeChecks, TheBackendPassesEachParameterOfTheEntryItsValue) {
   REQUIRE_FAKE();
   RuntimeOptions options;
   options.backend = "cuda";
   Runtime runtime(options);
   Kernel saxpy = runtime.kernel(test::saxpy_kernel());
-  const std::int64_t rows = 5, cols = 300;
+  const std::int64_t rows = 5, cols = 301;
   Field x = runtime.allocate<float>({rows, cols});
   Field y = runtime.allocate<float>({rows, cols});
   std::vector<float> values(rows * cols);
   std::iota(values.begin(), values.end(), 1.0f);
   x.copy_from(values);
   y.copy_from(values);
-  const LaunchSummary summary = saxpy.launch(Domain{rows, cols}, 2.0f, x, y);
+  // Rows 1 to 4, every third column of rows of 301: a domain no fusion flattens.
+  const Domain domain(std::vector<Dim>{Dim{1, 4, 1}, Dim{0, 100, 3}});
+  const LaunchSummary summary = saxpy.launch(domain, 2.5f, x, y);
   EXPECT_EQ(y.to_vector<float>(), values) << "the fake runs no kernel: y is what was copied in";
+  ASSERT_EQ(summary.mode, Mode::direct);
+  ASSERT_EQ(summary.rank, 2);
 
+  const std::string entry = "stubjit_saxpy_direct_r2";
+  const auto declared = entry_parameters(saxpy.stub_source(domain, {2.5f, x, y}), entry);
   unsigned dims[6];
-  ASSERT_EQ(fake().last_launch(dims), 2u) << "the stub's entry takes two parameters";
-  LaunchParams lp;
-  ASSERT_EQ(fake().last_param(1, &lp, sizeof lp), sizeof lp);
+  ASSERT_EQ(fake().last_launch(dims), declared.size());
+  const auto address = [](const Field& f) {
+    return static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(f.data()));
+  };
+  // What each parameter the entry may take holds for this launch.
+  std::map<std::string, std::int64_t> expected = {
+      {"stubjit_lp_first0", 1},     {"stubjit_lp_step0", 1},   {"stubjit_lp_count0", 4},
+      {"stubjit_lp_first1", 0},     {"stubjit_lp_step1", 3},   {"stubjit_lp_count1", 100},
+      {"stubjit_a1_x", address(x)}, {"stubjit_a1_x_t0", cols}, {"stubjit_a1_x_t1", 1},
+      {"stubjit_a1_y", address(y)}, {"stubjit_a1_y_t0", cols}, {"stubjit_a1_y_t1", 1},
+  };
   for (int p = 0; p < 3; ++p) {
-    EXPECT_EQ(lp.grid[p], dims[p]) << "grid " << p;
-    EXPECT_EQ(lp.block[p], dims[3 + p]) << "block " << p;
+    expected["stubjit_lp_block" + std::to_string(p)] = dims[3 + p];
+    expected["stubjit_lp_origin" + std::to_string(p)] = 0;
   }
-  std::int64_t covered = 1;
-  for (int d = 0; d < summary.rank; ++d) covered *= lp.count[d];
-  EXPECT_EQ(covered, rows * cols);
+  bool took_a = false;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const auto& [type, name] = declared[i];
+    SCOPED_TRACE(type + " " + name);
+    unsigned char bytes[16] = {};
+    const std::size_t size = fake().last_param(i, bytes, sizeof bytes);
+    if (name == "stubjit_a1_a") {
+      ASSERT_EQ(size, sizeof(float));
+      float a = 0;
+      std::memcpy(&a, bytes, sizeof a);
+      EXPECT_EQ(a, 2.5f);
+      took_a = true;
+      continue;
+    }
+    const auto found = expected.find(name);
+    ASSERT_NE(found, expected.end()) << "a parameter the test does not know";
+    const std::size_t declared_size = type == "stubjit::u32" ? 4 : 8;
+    ASSERT_EQ(size, declared_size) << "the CUBIN's size for it";
+    std::int64_t value = 0;
+    std::memcpy(&value, bytes, size);  // little-endian: the low bytes
+    EXPECT_EQ(value, found->second);
+  }
+  EXPECT_TRUE(took_a) << "the scalar is a parameter";
+  // The entry reads the counts and the groups' extents of every dimension it uses.
+  for (const char* name : {"stubjit_lp_count0", "stubjit_lp_count1", "stubjit_lp_block0",
+                           "stubjit_lp_block1", "stubjit_a1_x", "stubjit_a1_y"}) {
+    EXPECT_TRUE(std::any_of(declared.begin(), declared.end(), [&](const auto& parameter) {
+      return parameter.second == name;
+    })) << name;
+  }
 }
 
 }  // namespace

@@ -197,7 +197,7 @@ TEST(CudaFakeDriver, ADispatchOfNoGroupsOrOfEmptyGroupsIsRefused) {
     }
     if (dimension >= 0 && empty_grid) lp.grid[dimension] = 0;
     if (dimension >= 0 && !empty_grid) lp.block[dimension] = 0;
-    device.launch(*module, lp, args, sizeof args, nullptr);
+    device.launch(*module, {}, lp, args, sizeof args, nullptr);
   };
   const long launches = fake().calls("cuLaunchKernel");
   for (int dimension = 0; dimension < 3; ++dimension) {

@@ -305,24 +305,24 @@ TEST(NvrtcCompile, StubsWithOnlySomePreludeHeadersCompile) {
     bool dense = false;
   };
   const std::vector<Case> cases = {
-      {test::sum_kernel(), {}, "// prelude: config.h index.h launch.h atomic.h"},
-      {test::row_sum_kernel(), {}, "// prelude: config.h index.h view.h launch.h"},
-      {test::saxpy_kernel(), {}, "// prelude: config.h index.h launch.h"},
+      {test::sum_kernel(), {}, "// prelude: config.h index.h atomic.h"},
+      {test::row_sum_kernel(), {}, "// prelude: config.h index.h view.h"},
+      {test::saxpy_kernel(), {}, "// prelude: config.h index.h"},
       // The atomic reaches the body through a compiler option's macro.
       {KernelSource{
            "option_sum", {in<float>("x"), inout<float>("total")}, "ADD(total, x);", "", {}},
        {"-DADD(a,b)=stubjit::atomic_add(a,b)"},
-       "// prelude: config.h index.h launch.h atomic.h",
+       "// prelude: config.h index.h atomic.h",
        {Binding::projection, Binding::broadcast}},
       // A dense direct stub writes its positions out: no index.h; with a view, view.h.
-      {test::saxpy_kernel(), {}, "// prelude: config.h launch.h", {}, Mode::direct, true},
+      {test::saxpy_kernel(), {}, "// prelude: config.h", {}, Mode::direct, true},
       {KernelSource{"dense_row",
                     {in<double>("row", 1), inout<double>("total")},
                     "total += row(0) + row.extent(0);",
                     "",
                     {}},
        {},
-       "// prelude: config.h view.h launch.h",
+       "// prelude: config.h view.h",
        {Binding::projection, Binding::projection},
        Mode::direct,
        true},
@@ -351,7 +351,7 @@ TEST(NvrtcCompile, StubsWithOnlySomePreludeHeadersCompile) {
                             "total = undefined_name;"};
   const GeneratedStub stub = generate_stub(
       test::cuda_request(broken, {Mode::direct, 1}, 32, {Binding::projection, Binding::broadcast}));
-  EXPECT_EQ(prelude_line(stub), "// prelude: config.h index.h launch.h atomic.h");
+  EXPECT_EQ(prelude_line(stub), "// prelude: config.h index.h atomic.h");
   try {
     compile(compiler, stub, broken.name);
     ADD_FAILURE() << "compiled a body that uses an undefined name";

@@ -126,7 +126,7 @@ void run_block(const BlockLaunch& launch) {
       context.sync_block = refuse_sync_block;
       context.sync_warp = refuse_sync_warp;
       context.exchange = refuse_exchange;
-      launch.entry(launch.args, launch.lp, &context);
+      launch.entry(launch.params, &context);
     }
     return;
   }
@@ -144,7 +144,7 @@ void run_block(const BlockLaunch& launch) {
   std::vector<std::thread> workers;
   workers.reserve(threads);
   for (const Context& context : contexts)
-    workers.emplace_back([&launch, &context] { launch.entry(launch.args, launch.lp, &context); });
+    workers.emplace_back([&launch, &context] { launch.entry(launch.params, &context); });
   for (std::thread& worker : workers) worker.join();
 }
 

@@ -12,8 +12,8 @@ namespace stubjit::test::emulator {
 
 struct BlockLaunch {
   stubjit_emulator::ThreadEntry entry;
-  const void* args;
-  const LaunchParams* lp;
+  void* const* params;               // the kernel-parameter array (backends/kernel_params.hpp)
+  const LaunchParams* lp;            // the dispatch's (for its group-shared bytes)
   stubjit_emulator::Dim3 block;      // blockIdx
   stubjit_emulator::Dim3 block_dim;  // threads per block
   stubjit_emulator::Dim3 grid_dim;

@@ -37,8 +37,10 @@ struct Context {
 };
 
 // The entry an emulated stub exports (the emulator's toolchain appends it): runs one
-// GPU thread of `entry` with the packed arguments and launch parameters.
-typedef void (*ThreadEntry)(const void* args, const void* launch_params, const Context* context);
+// GPU thread of the stub's entry with `params`, a driver's kernel-parameter array (one
+// pointer per parameter of the entry, each read as the parameter's type, as
+// cuLaunchKernel reads kernelParams).
+typedef void (*ThreadEntry)(void* const* params, const Context* context);
 
 }  // namespace stubjit_emulator
 

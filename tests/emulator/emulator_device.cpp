@@ -9,6 +9,7 @@
 #include <fstream>
 #include <mutex>
 
+#include "backends/kernel_params.hpp"
 #include "common/temp_dir.hpp"
 #include "emulator/block_runner.hpp"
 #include "emulator/emulator_backend.hpp"
@@ -94,14 +95,17 @@ class EmulatorDevice final : public detail::Device {
       check_dispatch(static_cast<const EmulatorModule&>(module), dispatch.grid, plan.block);
   }
 
-  void launch(const detail::Module& loaded, const LaunchParams& lp, const void* args, std::size_t,
+  void launch(const detail::Module& loaded, const detail::EntryParameters& parameters,
+              const LaunchParams& lp, const void* args, std::size_t args_size,
               detail::StreamState*) override {
     const auto& module = static_cast<const EmulatorModule&>(loaded);
     check_dispatch(module, {lp.grid[0], lp.grid[1], lp.grid[2]},
                    {lp.block[0], lp.block[1], lp.block[2]});
     BlockLaunch block;
     block.entry = module.entry();
-    block.args = args;
+    // The pointers a GPU backend gives its driver, made by the same code.
+    detail::KernelParams params(parameters, args, args_size, lp);
+    block.params = params.data();
     block.lp = &lp;
     block.block_dim = {lp.block[0], lp.block[1], lp.block[2]};
     block.grid_dim = {unsigned(lp.grid[0]), unsigned(lp.grid[1]), unsigned(lp.grid[2])};

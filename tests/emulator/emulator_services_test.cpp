@@ -131,7 +131,7 @@ TEST_P(EmulatorServices, SharedMemoryBarriersShufflesAndBallots) {
     lp.grid[p] = grid[static_cast<std::size_t>(p)];
     lp.block[p] = c.block[static_cast<std::size_t>(p)];
   }
-  device->launch(*module, lp, &args, sizeof args, nullptr);
+  device->launch(*module, {}, lp, &args, sizeof args, nullptr);
 
   for (unsigned b = 0; b < blocks; ++b) {
     const long long expected =
@@ -203,10 +203,10 @@ TEST(EmulatorDevice, RefusesAGroupAboveTheLaunchBounds) {
   lp.grid[0] = lp.grid[1] = lp.grid[2] = 1;
   lp.block[0] = 4;
   lp.block[1] = lp.block[2] = 1;
-  device->launch(*module, lp, &args, sizeof args, nullptr);
+  device->launch(*module, {}, lp, &args, sizeof args, nullptr);
   EXPECT_EQ(hits, 4);
   lp.block[0] = 8;
-  EXPECT_THROW(device->launch(*module, lp, &args, sizeof args, nullptr), BackendError);
+  EXPECT_THROW(device->launch(*module, {}, lp, &args, sizeof args, nullptr), BackendError);
   EXPECT_EQ(hits, 4) << "a refused launch ran threads";
 }
 

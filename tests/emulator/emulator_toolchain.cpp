@@ -24,19 +24,37 @@ bool needs_block_threads(const std::string& source) {
   return false;
 }
 
-// What the toolchain appends to a stub: the thread entry (emulator_context.h) and what
-// the device reads from the stub's own defines.
+// What the toolchain appends to a stub: the thread entry (emulator_context.h), which
+// calls the stub's entry as a driver would, each parameter read from its pointer as
+// the entry declares it (whatever the entry's convention), and what the device reads
+// from the stub's own defines.
 std::string trailer(const std::string& entry, bool cooperative) {
   return "\n// --- appended by the emulator's toolchain (tests/emulator) ---\n"
+         "namespace stubjit_emulator {\n"
+         "template <int... I> struct Indices {};\n"
+         "template <int N, int... I> struct CountTo : CountTo<N - 1, N - 1, I...> {};\n"
+         "template <int... I> struct CountTo<0, I...> { using type = Indices<I...>; };\n"
+         "template <class P> P read_parameter(const void* from) {\n"
+         "  P value;\n"
+         "  __builtin_memcpy(&value, from, sizeof(P));\n"
+         "  return value;\n"
+         "}\n"
+         "template <class... P, int... I>\n"
+         "void call_entry(void (*entry)(P...), void* const* params, Indices<I...>) {\n"
+         "  entry(read_parameter<P>(params[I])...);\n"
+         "}\n"
+         "template <class... P>\n"
+         "void call_entry(void (*entry)(P...), void* const* params) {\n"
+         "  call_entry(entry, params, typename CountTo<int(sizeof...(P))>::type());\n"
+         "}\n"
+         "}  // namespace stubjit_emulator\n"
          "extern \"C\" void " +
          std::string(thread_entry_symbol) +
-         "(const void* args, const void* launch_params, const ::stubjit_emulator::Context* "
-         "context) {\n"
+         "(void* const* params, const ::stubjit_emulator::Context* context) {\n"
          "  ::stubjit_emulator::current = context;\n"
-         "  " +
+         "  ::stubjit_emulator::call_entry(&" +
          entry +
-         "(*static_cast<const stubjit_args_t*>(args),\n"
-         "      *static_cast<const ::stubjit::LaunchParams*>(launch_params));\n"
+         ", params);\n"
          "}\n"
          "#ifndef STUBJIT_MAX_GROUP_THREADS\n"
          "#define STUBJIT_MAX_GROUP_THREADS 0\n"

@@ -141,7 +141,7 @@ TEST(HipFakeChecks, TheBackendPassesTheLaunchParametersItLaunchesWith) {
   lp.block[1] = lp.block[2] = 1;
   lp.linear_end = 320;
   const long long args = 42;
-  opened.device->launch(*module, lp, &args, sizeof args, nullptr);
+  opened.device->launch(*module, {}, lp, &args, sizeof args, nullptr);
   unsigned dims[6];
   ASSERT_EQ(fake().last_launch(dims), 2u);
   EXPECT_EQ(std::vector<unsigned>(dims, dims + 6), (std::vector<unsigned>{5, 1, 1, 64, 1, 1}));

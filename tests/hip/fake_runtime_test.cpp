@@ -150,7 +150,7 @@ TEST(HipFakeRuntime, EveryCallActsOnTheBackendsDeviceAndTheApplicationsStaysSele
       lp.block[p] = p == 0 ? 64 : 1;
     }
     const char args[8] = {};
-    backend->launch(*module, lp, args, sizeof args, stream.get());
+    backend->launch(*module, {}, lp, args, sizeof args, stream.get());
     on_device_0("hipModuleLaunchKernel", "launch");
     EXPECT_EQ(runtime.stream_at_last("hipModuleLaunchKernel"), handle);
     backend->synchronize();

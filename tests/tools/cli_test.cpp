@@ -558,10 +558,19 @@ TEST_F(Cli, DumpStubWritesGpuDialectsWithoutADevice) {
   EXPECT_NE(source.find("extern \"C\" __global__ void __launch_bounds__(STUBJIT_MAX_GROUP_THREADS) "
                         "stubjit_row_sum_spread_r4("),
             std::string::npos);
-  EXPECT_NE(source.find("  const stubjit::i32* table;\n  stubjit::i64 stubjit_table_extent[1];\n"),
+  // A forall entry takes what it reads one by one: the broadcast table's pointer,
+  // extent and stride; of the projected row (rank 1 + 4), its pointer and strides, then
+  // the extent and stride of its own dimension.
+  EXPECT_NE(source.find("const stubjit::i32* STUBJIT_RESTRICT stubjit_a5_table, stubjit::i64 "
+                        "stubjit_a5_table_e0, "
+                        "stubjit::i64 stubjit_a5_table_t0"),
             std::string::npos);
-  EXPECT_NE(source.find("  const double* row;\n  stubjit::i64 stubjit_row_extent[5];\n"),
-            std::string::npos);
+  EXPECT_NE(
+      source.find("const double* STUBJIT_RESTRICT stubjit_a3_row, stubjit::i64 stubjit_a3_row_t0, "
+                  "stubjit::i64 stubjit_a3_row_t1, stubjit::i64 stubjit_a3_row_t2, "
+                  "stubjit::i64 stubjit_a3_row_t3, stubjit::i64 stubjit_a3_row_e4, "
+                  "stubjit::i64 stubjit_a3_row_t4"),
+      std::string::npos);
   EXPECT_NE(source.find("index i32"), std::string::npos);
   EXPECT_NE(source.find("#define STUBJIT_WARP_SIZE 32\n"), std::string::npos);
   EXPECT_EQ(cuda["warp_size"], 32);

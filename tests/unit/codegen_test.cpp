@@ -164,9 +164,9 @@ TEST(Codegen, SnapshotCppDirectRank2RowsOf3ViewStride2) {
   EXPECT_EQ(contiguous.find("#pragma clang loop"), std::string::npos);
 }
 
-// A GPU stub reads its grid and group extents from LaunchParams (AMD computes gridDim
-// and blockDim from the dispatch packet), and spread indexing divides by the host's
-// divisors, never with / or %.
+// A GPU stub reads its grid and group extents from the launch parameters (AMD computes
+// gridDim and blockDim from the dispatch packet), and spread indexing divides by the
+// host's divisors, never with / or %.
 TEST(Codegen, GpuStubsReadExtentsFromLaunchParamsAndNeverDivide) {
   const KernelSource k = saxpy();
   const std::vector<Binding> b = {Binding::scalar, Binding::projection, Binding::projection};
@@ -187,7 +187,9 @@ TEST(Codegen, GpuStubsReadExtentsFromLaunchParamsAndNeverDivide) {
           const bool spreads = mode == Mode::spread || (mode == Mode::multi && rank > 3);
           EXPECT_EQ(entry.find("fast_divmod") != std::string::npos, spreads && rank > 1);
           if (spreads && rank > 1) {
-            EXPECT_NE(entry.find(".multiplier" + std::to_string(bits)), std::string::npos);
+            // The divisors' own members, each a parameter of the entry.
+            EXPECT_NE(entry.find("stubjit_lp_divisor1_multiplier" + std::to_string(bits)),
+                      std::string::npos);
           }
         }
       }
@@ -308,7 +310,7 @@ std::vector<std::string> header_names(const std::vector<PreludeHeader>& headers)
 }
 
 // What every stub includes.
-const std::vector<std::string> always = {"config.h", "launch.h"};
+const std::vector<std::string> always = {"config.h"};
 
 std::vector<std::string> with(std::vector<std::string> names,
                               const std::vector<std::string>& more) {
@@ -379,15 +381,35 @@ TEST(Prelude, AStubWithoutViewsOrAtomicsGetsOnlyWhatItsOwnCodeUses) {
   // Logical indices from first and step, CPU loops: index.h.
   EXPECT_EQ(chosen_for(saxpy(), "cuda", {}, false), with(always, {"index.h"}));
   EXPECT_EQ(chosen_for(saxpy(), "hip", {}, false), with(always, {"index.h"}));
-  EXPECT_EQ(chosen_for(saxpy(), "cpp"), with(always, {"index.h"}));
+  // A CPU stub's entry takes the LaunchParams: launch.h.
+  EXPECT_EQ(chosen_for(saxpy(), "cpp"), with(always, {"index.h", "launch.h"}));
   const GeneratedStub stub =
       generate_stub(request(saxpy(), "cuda", Mode::direct, 1,
                             {Binding::scalar, Binding::projection, Binding::projection}));
   const std::string prelude = stub.source.substr(0, stub.stub_offset);
   EXPECT_EQ(prelude.find("STUBJIT_VIEW_H"), std::string::npos);
   EXPECT_EQ(prelude.find("STUBJIT_ATOMIC_H"), std::string::npos);
-  EXPECT_NE(prelude.find("STUBJIT_LAUNCH_H"), std::string::npos);
-  EXPECT_NE(stub_part(stub).find("// prelude: config.h index.h launch.h\n"), std::string::npos);
+  // A GPU forall entry takes the launch values it reads one by one: no launch.h.
+  EXPECT_EQ(prelude.find("STUBJIT_LAUNCH_H"), std::string::npos);
+  EXPECT_NE(stub_part(stub).find("// prelude: config.h index.h\n"), std::string::npos);
+  // A GPU reduce stub's entry takes the two structs: launch.h.
+  const KernelSource sum{
+      "r", {in<float>("x"), result<float>("v", Combiner::sum)}, "v = x;", "", {}};
+  StubRequest reduce =
+      request(sum, "cuda", Mode::spread, 1, {Binding::projection, Binding::broadcast});
+  reduce.pattern = Pattern::reduce;
+  reduce.warp_size = 32;
+  const GeneratedStub reduce_stub = generate_stub(reduce);
+  const std::vector<std::string> reduce_headers = included_headers(reduce_stub);
+  EXPECT_NE(std::find(reduce_headers.begin(), reduce_headers.end(), "launch.h"),
+            reduce_headers.end());
+  EXPECT_TRUE(reduce_stub.parameters.empty());
+  // A user's code that may name what launch.h declares gets it.
+  for (const char* name :
+       {"FastDivisor", "make_fast_divisor", "max_domain_rank", "LaunchParams", "STUBJIT_LAUNCH_H"})
+    EXPECT_EQ(chosen_for(with_body("total += x;", std::string("// uses ") + name)),
+              with(always, {"launch.h"}))
+        << name;
 }
 
 TEST(Prelude, IndexHeaderComesWithWhatTheStubComputesOrItsNames) {
@@ -448,7 +470,7 @@ TEST(Prelude, AtomicHeaderComesExactlyWhenUserCodeMayNameIt) {
 
 TEST(Prelude, EveryOptionalHeaderComesWhenTheScanCannotTell) {
   const std::vector<std::string> all =
-      with(always, {"index.h", "view.h", "atomic.h", "half.h", "complex.h"});
+      with(always, {"index.h", "view.h", "launch.h", "atomic.h", "half.h", "complex.h"});
   // Names formed by pasting (## and its digraph), split by a line splice (also with
   // blanks before the newline) or spelled with universal character names.
   EXPECT_EQ(chosen_for(with_body("P(atomic_, add)(total, x);", "#define P(a, b) a##b")), all);
@@ -483,7 +505,7 @@ TEST(Prelude, OptionalPreludeHeadersListEveryNameTheyDeclare) {
   const std::regex declaration(
       R"(^#define ([A-Za-z_]\w*)|^(?:struct|class) ([A-Za-z_]\w*)|)"
       R"(^(?:STUBJIT_HD|__device__ __forceinline__|inline)\s+[\w:<>, &*]+?\s+([A-Za-z_]\w*)\()");
-  ASSERT_EQ(optional_prelude_headers().size(), 6u);
+  ASSERT_EQ(optional_prelude_headers().size(), 7u);
   for (const OptionalPreludeHeader& optional : optional_prelude_headers()) {
     const auto header =
         std::find_if(prelude_headers().begin(), prelude_headers().end(),
@@ -725,22 +747,48 @@ TEST(ScalarLiteral, AStubWithValuesHoldsThemAndOneWithoutReadsThem) {
                             {}};
   const std::vector<Binding> bindings = {Binding::scalar, Binding::scalar, Binding::scalar,
                                          Binding::projection};
+  // c, n and k each have a slot of 8 bytes, at 0, 8 and 16 (bind/arg_layout.hpp).
+  const EntryParameter c_slot{EntryParameter::Source::arguments, 0, 8};
+  const EntryParameter n_slot{EntryParameter::Source::arguments, 8, 4};
+  const EntryParameter k_slot{EntryParameter::Source::arguments, 16, 4};
+  const auto takes = [](const GeneratedStub& stub, const EntryParameter& slot) {
+    return std::find(stub.parameters.begin(), stub.parameters.end(), slot) != stub.parameters.end();
+  };
   for (const char* emitter : {"cpp", "cuda", "hip"}) {
+    // The CPU entry reads the packed arguments' members; a GPU forall entry takes each
+    // value it reads as a parameter of its own, the local the stub uses.
+    const bool gpu = std::string(emitter) != "cpp";
+    const auto reads = [&](const std::string& source, const char* name, const char* type) {
+      const std::string parameter = std::string(type) + " stubjit_a1_" + name;
+      return gpu ? source.find(parameter + ",") != std::string::npos ||
+                       source.find(parameter + ")") != std::string::npos
+                 : source.find("= stubjit_args." + std::string(name) + ";") != std::string::npos;
+    };
     StubRequest r = request(kernel, emitter, Mode::direct, 1, bindings);
-    const std::string generic = generate_stub(r).source;
-    EXPECT_NE(generic.find("= stubjit_args.c;"), std::string::npos) << emitter;
-    EXPECT_NE(generic.find("= stubjit_args.k;"), std::string::npos) << emitter;
+    const GeneratedStub generic = generate_stub(r);
+    EXPECT_TRUE(reads(generic.source, "c", "const double")) << emitter;
+    EXPECT_TRUE(reads(generic.source, "k", "const stubjit::i32")) << emitter;
+    EXPECT_EQ(takes(generic, c_slot) && takes(generic, n_slot) && takes(generic, k_slot), gpu)
+        << emitter;
     r.specialized_values = {bits_of(0.5), bits_of(std::int32_t(-3))};
-    const std::string source = generate_stub(r).source;
+    const GeneratedStub stub = generate_stub(r);
+    const std::string& source = stub.source;
     EXPECT_NE(source.find("const double stubjit_a1_c = (0x1p-1);"), std::string::npos)
         << emitter << "\n"
         << source;
     EXPECT_NE(source.find("= (-3);"), std::string::npos) << emitter;
-    EXPECT_EQ(source.find("= stubjit_args.c;"), std::string::npos) << emitter;
-    EXPECT_EQ(source.find("= stubjit_args.k;"), std::string::npos) << emitter;
-    EXPECT_NE(source.find("= stubjit_args.n;"), std::string::npos) << emitter;  // not specialized
-    // The argument struct keeps every member: one host layout for every value.
-    EXPECT_NE(source.find(" c;"), std::string::npos) << emitter;
+    EXPECT_FALSE(reads(source, "c", "const double")) << emitter;
+    EXPECT_FALSE(reads(source, "k", "const stubjit::i32")) << emitter;
+    EXPECT_TRUE(reads(source, "n", "const stubjit::i32")) << emitter;  // not specialized
+    if (gpu) {
+      // A value compiled in is no parameter; the others keep their slots.
+      EXPECT_FALSE(takes(stub, c_slot)) << emitter;
+      EXPECT_FALSE(takes(stub, k_slot)) << emitter;
+      EXPECT_TRUE(takes(stub, n_slot)) << emitter;
+    } else {
+      // The argument struct keeps every member: one host layout for every value.
+      EXPECT_NE(source.find(" c;"), std::string::npos) << emitter;
+    }
   }
 }
 

@@ -39,8 +39,11 @@ class CpuDevice final : public Device {
   }
   // Any group size and group count the planner can produce runs on the host.
   void check_plan(const Module&, const Plan&) const override {}
-  void launch(const Module& module, const LaunchParams& lp, const void* args, std::size_t,
-              StreamState*) override {
+  void launch(const Module& module, const EntryParameters& parameters, const LaunchParams& lp,
+              const void* args, std::size_t, StreamState*) override {
+    // A CPU stub's entry always takes the packed arguments and the launch parameters.
+    if (!parameters.empty())
+      throw BackendError("a CPU stub's entry takes no parameters one by one");
     run_groups(static_cast<const CpuModule&>(module).entry(), args, lp, threads_);
   }
 

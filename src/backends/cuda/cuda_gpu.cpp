@@ -6,6 +6,7 @@
 
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_resources.hpp"
+#include "backends/kernel_params.hpp"
 #include "stubjit/error.hpp"
 #include "support/log.hpp"
 
@@ -40,19 +41,19 @@ class CudaDevice final : public Device {
       check_dispatch(module, dispatch.grid, plan.block);
   }
 
-  void launch(const Module& loaded, const LaunchParams& lp, const void* args, std::size_t,
-              StreamState* stream) override {
+  void launch(const Module& loaded, const EntryParameters& parameters, const LaunchParams& lp,
+              const void* args, std::size_t args_size, StreamState* stream) override {
     const auto& module = static_cast<const CudaModule&>(loaded);
     check_dispatch(module, {lp.grid[0], lp.grid[1], lp.grid[2]},
                    {lp.block[0], lp.block[1], lp.block[2]});
-    // The entry takes the packed arguments and the launch parameters by value.
-    void* params[2] = {const_cast<void*>(args), const_cast<LaunchParams*>(&lp)};
+    // Every entry parameter by value: the driver copies each from its pointer.
+    KernelParams params(parameters, args, args_size, lp);
     CudaContextScope current(*context_);
     const CudaDriver& driver = context_->driver();
     const cuda::CUresult r = driver.launch_kernel(
         module.function(), static_cast<unsigned>(lp.grid[0]), static_cast<unsigned>(lp.grid[1]),
         static_cast<unsigned>(lp.grid[2]), lp.block[0], lp.block[1], lp.block[2], lp.shared_bytes,
-        stream_handle(stream), params, nullptr);
+        stream_handle(stream), params.data(), nullptr);
     if (r != cuda::CUDA_SUCCESS) {
       throw BackendError("launching " + module.entry() + " (grid " + std::to_string(lp.grid[0]) +
                          "x" + std::to_string(lp.grid[1]) + "x" + std::to_string(lp.grid[2]) +

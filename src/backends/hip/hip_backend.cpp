@@ -9,6 +9,7 @@
 #include "backends/hip/hip_objects.hpp"
 #include "backends/hip/hip_target.hpp"
 #include "backends/hip/hiprtc_compiler.hpp"
+#include "backends/kernel_params.hpp"
 #include "stubjit/error.hpp"
 #include "support/env.hpp"
 #include "support/log.hpp"
@@ -69,21 +70,20 @@ class HipDevice final : public Device {
     for (const Dispatch& dispatch : plan.dispatches) check_dispatch(dispatch.grid, plan.block);
   }
 
-  void launch(const Module& module, const LaunchParams& lp, const void* args, std::size_t,
-              StreamState* stream) override {
+  void launch(const Module& module, const EntryParameters& parameters, const LaunchParams& lp,
+              const void* args, std::size_t args_size, StreamState* stream) override {
     const RuntimeApi& api = api_;
     check_dispatch({lp.grid[0], lp.grid[1], lp.grid[2]}, {lp.block[0], lp.block[1], lp.block[2]});
     unsigned grid[3];
     for (int p = 0; p < 3; ++p) grid[p] = static_cast<unsigned>(lp.grid[p]);
     const DeviceScope selected(api, device_.index);
-    // Both entry parameters are passed by value; HIP copies them from these
-    // addresses using the sizes in the code object's metadata.
-    LaunchParams params = lp;
-    void* kernel_params[] = {const_cast<void*>(args), &params};
+    // Every entry parameter is passed by value; HIP copies each from its address
+    // using the sizes in the code object's metadata.
+    KernelParams kernel_params(parameters, args, args_size, lp);
     check(api,
           api.ModuleLaunchKernel(static_cast<const HipModule&>(module).function(), grid[0], grid[1],
                                  grid[2], lp.block[0], lp.block[1], lp.block[2], lp.shared_bytes,
-                                 stream_of(stream), kernel_params, nullptr),
+                                 stream_of(stream), kernel_params.data(), nullptr),
           "hipModuleLaunchKernel");
   }
 

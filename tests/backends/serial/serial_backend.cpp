@@ -154,8 +154,10 @@ class SerialDevice final : public detail::Device {
     return std::make_unique<SerialModule>(handle, reinterpret_cast<Entry>(symbol));
   }
   void check_plan(const detail::Module&, const Plan&) const override {}
-  void launch(const detail::Module& module, const LaunchParams& lp, const void* args, std::size_t,
+  void launch(const detail::Module& module, const detail::EntryParameters& parameters,
+              const LaunchParams& lp, const void* args, std::size_t,
               detail::StreamState*) override {
+    if (!parameters.empty()) throw BackendError("serial: an entry that takes values one by one");
     const u64 groups = lp.grid[0] * lp.grid[1] * lp.grid[2];
     static_cast<const SerialModule&>(module).entry()(args, &lp, 0, groups);
   }
