@@ -1,8 +1,9 @@
 // stubjit device-side prelude: the per-dispatch launch parameters.
 //
-// One LaunchParams is passed to every dispatch next to the packed arguments. Its
-// layout is part of the host/device contract; the host fills it from the domain and
-// the plan's dispatch.
+// The host fills one LaunchParams per dispatch from the domain and the plan's
+// dispatch. An entry that takes the two structs gets it whole, next to the packed
+// arguments; a GPU forall entry takes the members it reads one by one
+// (src/support/entry_parameters.hpp). Its layout is part of the host/device contract.
 #ifndef STUBJIT_LAUNCH_H
 #define STUBJIT_LAUNCH_H
 

@@ -49,8 +49,13 @@ class KernelParams {
 
   void** data() { return more_.empty() ? pointers_.data() : more_.data(); }
 
+  // Values an entry can take without an allocation on the launch path: every launch
+  // value of a rank-8 dispatch (at most 48) and one per 8 bytes of packed arguments up
+  // to the 2 KiB the launch path keeps without allocating (docs/architecture.md).
+  static constexpr std::size_t inline_capacity = 48 + 2048 / 8;
+
  private:
-  std::array<void*, 48> pointers_{};  // most entries: no allocation on the launch path
+  std::array<void*, inline_capacity> pointers_{};
   std::vector<void*> more_;
 };
 

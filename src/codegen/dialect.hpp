@@ -25,9 +25,12 @@ class StubContext {
   // "stubjit::i32" or "stubjit::i64": the type positions and logical indices use.
   const char* index_type() const;
 
-  // const stubjit_first<d>, stubjit_step<d>, stubjit_count<d> from stubjit_lp.
+  // const stubjit_first<d>, stubjit_step<d>, stubjit_count<d>, from the launch values
+  // (launch_value).
   void emit_domain_locals(int indent) const;
-  // Per-parameter locals read once per entry from stubjit_args: scalar values,
+  // Per-parameter locals read once per entry from the packed arguments (argument_value;
+  // an entry that takes its values one by one takes a scalar or a field pointer as the
+  // local itself): scalar values,
   // field pointers (restrict), strides of projected dimensions (stubjit_<x>_s<d>),
   // views of broadcast fields (stubjit_<x>_view) and the trailing view of partially
   // projected ones (stubjit_<x>_tview, based at the field's origin).
@@ -95,6 +98,7 @@ class StubContext {
   // Takes over what `other` (the context the entry's body was written with) declared.
   void adopt_parameters(const StubContext& other) const {
     declarations_ = other.declarations_;
+    names_ = other.names_;
     parameters_ = other.parameters_;
   }
 
@@ -107,6 +111,7 @@ class StubContext {
   std::string entry_;
   bool one_by_one_ = false;
   mutable std::vector<std::string> declarations_;  // "type name", per parameter
+  mutable std::vector<std::string> names_;         // the name, per parameter
   mutable EntryParameters parameters_;
 };
 

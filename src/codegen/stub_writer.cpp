@@ -120,9 +120,11 @@ std::string StubContext::value(const std::string& member, const std::string& par
                                const std::string& type, EntryParameter where) const {
   const bool launch = where.source == EntryParameter::Source::launch;
   if (!one_by_one_) return (launch ? "stubjit_lp." : "stubjit_args.") + member;
+  // The bytes already taken: the parameter declared for them.
   for (std::size_t i = 0; i < parameters_.size(); ++i)
-    if (parameters_[i] == where) return parameter;
+    if (parameters_[i] == where) return names_[i];
   declarations_.push_back(type + " " + parameter);
+  names_.push_back(parameter);
   parameters_.push_back(where);
   return parameter;
 }

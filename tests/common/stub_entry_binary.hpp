@@ -1,5 +1,6 @@
-// A real binary from a GPU toolchain whose entry takes what stubjit's entries take (8
-// bytes of packed arguments, then the launch parameters, both by value): for the tests
+// A real binary from a GPU toolchain whose entry takes what stubjit's two-struct entries
+// take (8 bytes of packed arguments, then the launch parameters, both by value; the
+// backends launch it with an empty EntryParameters): for the tests
 // of the CUDA and HIP backends against their fakes, which read the images they load.
 #pragma once
 
