@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "backends/kernel_params.hpp"
+#include "bind/arg_layout.hpp"
 #include "codegen/identifier.hpp"
 #include "codegen/prelude.hpp"
 #include "codegen/scalar_literal.hpp"
@@ -191,6 +193,42 @@ TEST(Codegen, GpuStubsReadExtentsFromLaunchParamsAndNeverDivide) {
             EXPECT_NE(entry.find("stubjit_lp_divisor1_multiplier" + std::to_string(bits)),
                       std::string::npos);
           }
+        }
+      }
+    }
+  }
+}
+
+// What KernelParams' inline capacity (backends/kernel_params.hpp) assumes: a GPU forall
+// entry takes at most 48 launch values and at most one value per 8 bytes of its packed
+// arguments. Every mode and rank of a kernel of a scalar, a broadcast view and two
+// projected fields of rank 2 (the most values a field has: pointer, strides, then the
+// view's extents and strides).
+TEST(Codegen, AForallEntryTakesAtMost48LaunchValuesAndOnePer8BytesOfArguments) {
+  const KernelSource kernel{
+      "k",
+      {scalar<double>("a"), in<float>("table", 2), in<float>("x", 2), inout<float>("y", 2)},
+      "y(0, 0) = a * x(0, 0) + table(0, 0);",
+      "",
+      {}};
+  const std::vector<Binding> bindings = {Binding::scalar, Binding::broadcast, Binding::projection,
+                                         Binding::projection};
+  for (const char* dialect : {"cuda", "hip"}) {
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      for (int rank = 1; rank <= 6; ++rank) {
+        if (mode == Mode::direct && rank > 3) continue;
+        for (int bits : {32, 64}) {
+          const GeneratedStub stub =
+              generate_stub(request(kernel, dialect, mode, rank, bindings, bits));
+          std::size_t launch = 0, arguments = 0;
+          for (const EntryParameter& p : stub.parameters)
+            (p.source == EntryParameter::Source::launch ? launch : arguments) += 1;
+          const ArgLayout layout = arg_layout(kernel.signature, bindings, rank);
+          SCOPED_TRACE(std::string(dialect) + " " + name_of(mode) + " r" + std::to_string(rank));
+          EXPECT_LE(launch, 48u);
+          EXPECT_LE(stub.parameters.size(), KernelParams::inline_capacity);
+          EXPECT_LE(arguments, layout.size / 8);
+          EXPECT_GT(arguments, 0u);
         }
       }
     }

@@ -8,9 +8,6 @@
 #include <cstddef>
 
 #include "backends/kernel_params.hpp"
-#include "bind/arg_layout.hpp"
-#include "codegen/stub_request.hpp"
-#include "stubjit/stubjit.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -56,48 +53,6 @@ TEST(KernelParams, ManyValues) {
   KernelParams params(parameters, args.data(), args.size(), lp);
   for (std::size_t i = 0; i < count; ++i)
     EXPECT_EQ(params.data()[i], static_cast<void*>(args.data() + 8 * i)) << i;
-}
-
-// What the inline capacity assumes: an entry takes at most 48 launch values and at
-// most one value per 8 bytes of its packed arguments. Every mode and rank of a kernel
-// of a scalar, a broadcast view and two projected fields of rank 2 (the most values a
-// field has: pointer, strides, then the view's extents and strides).
-TEST(KernelParams, AnEntryTakesAtMost48LaunchValuesAndOnePer8BytesOfArguments) {
-  const KernelSource kernel{
-      "k",
-      {scalar<double>("a"), in<float>("table", 2), in<float>("x", 2), inout<float>("y", 2)},
-      "y(0, 0) = a * x(0, 0) + table(0, 0);",
-      "",
-      {}};
-  const std::vector<Binding> bindings = {Binding::scalar, Binding::broadcast, Binding::projection,
-                                         Binding::projection};
-  for (const char* dialect : {"cuda", "hip"}) {
-    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
-      for (int rank = 1; rank <= 6; ++rank) {
-        if (mode == Mode::direct && rank > 3) continue;
-        for (int bits : {32, 64}) {
-          StubRequest r;
-          r.emitter = dialect;
-          r.mode = mode;
-          r.rank = rank;
-          r.index_bits = bits;
-          r.kernel = &kernel;
-          r.bindings = bindings;
-          r.max_threads_per_group = 256;
-          r.warp_size = 32;
-          const GeneratedStub stub = generate_stub(r);
-          std::size_t launch = 0, arguments = 0;
-          for (const EntryParameter& p : stub.parameters)
-            (p.source == Source::launch ? launch : arguments) += 1;
-          const ArgLayout layout = arg_layout(kernel.signature, bindings, rank);
-          SCOPED_TRACE(std::string(dialect) + " " + name_of(mode) + " r" + std::to_string(rank));
-          EXPECT_LE(launch, 48u);
-          EXPECT_LE(arguments, layout.size / 8);
-          EXPECT_GT(arguments, 0u);
-        }
-      }
-    }
-  }
 }
 
 TEST(KernelParams, AValueOutsideWhatTheHostPackedIsRefused) {
