@@ -90,7 +90,6 @@ class StubContext {
   std::string argument_value(const std::string& member, const std::string& parameter,
                              const std::string& type, std::size_t offset, std::size_t size) const;
   void take_values_one_by_one() { one_by_one_ = true; }
-  bool takes_values_one_by_one() const { return one_by_one_; }
   // The entry's parameter list ("stubjit::i64 stubjit_lp_count0, ..."), and where the
   // host finds each (GeneratedStub::parameters), in the order first named.
   std::string parameter_list() const;
