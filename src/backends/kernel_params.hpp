@@ -55,7 +55,7 @@ class KernelParams {
   static constexpr std::size_t inline_capacity = 48 + 2048 / 8;
 
  private:
-  std::array<void*, inline_capacity> pointers_;  // not cleared: only what is set is read
+  std::array<void*, inline_capacity> pointers_{};
   std::vector<void*> more_;
 };
 
