@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,16 +26,25 @@ class StubContext {
   // "stubjit::i32" or "stubjit::i64": the type positions and logical indices use.
   const char* index_type() const;
 
-  // const stubjit_first<d>, stubjit_step<d>, stubjit_count<d>, from the launch values
-  // (launch_value).
-  void emit_domain_locals(int indent) const;
+  // Which stubjit_count<d> locals emit_domain_locals declares. An entry declares only
+  // the locals it reads: NVRTC warns about any other, on every compile of the stub.
+  enum class CountLocals {
+    every,
+    all_but_first,  // positions raised from a group number (dimension 0 takes the rest)
+    none,           // the entry names the launch value where it reads a count
+  };
+  // const stubjit_first<d>, stubjit_step<d> and the `counts` of stubjit_count<d>, from
+  // the launch values (launch_value).
+  void emit_domain_locals(int indent, CountLocals counts = CountLocals::every) const;
   // Per-parameter locals read once per entry from the packed arguments (argument_value;
   // an entry that takes its values one by one takes a scalar or a field pointer as the
   // local itself): scalar values,
   // field pointers (restrict), strides of projected dimensions (stubjit_<x>_s<d>),
   // views of broadcast fields (stubjit_<x>_view) and the trailing view of partially
-  // projected ones (stubjit_<x>_tview, based at the field's origin).
-  void emit_argument_locals(int indent) const;
+  // projected ones (stubjit_<x>_tview, based at the field's origin). With `only`, those
+  // of the parameters it accepts alone (an entry that does not run the body).
+  void emit_argument_locals(int indent,
+                            const std::function<bool(const Param&)>& only = nullptr) const;
   // const stubjit_i<d> = first + step * stubjit_p<d> (wrapping: logical_index), for
   // one dimension.
   void emit_logical_index(int indent, int d) const;

@@ -74,7 +74,8 @@ class GpuDialect final : public DialectEmitter {
     SourceWriter body_text(out.next_line() + 1);  // after the entry's line and its brace
     StubContext body(context.request(), body_text);
     body.take_values_one_by_one();
-    body.emit_domain_locals(1);
+    // Positions read each count once, where they need it.
+    body.emit_domain_locals(1, StubContext::CountLocals::none);
     const Mode mode = context.request().mode;
     if (mode == Mode::spread || (mode == Mode::multi && context.rank() > 3)) {
       emit_spread_positions(body);
@@ -175,8 +176,8 @@ class GpuDialect final : public DialectEmitter {
           lp(wide ? Value::divisor_multiplier64 : Value::divisor_multiplier32, d);
       const std::string shift = lp(wide ? Value::divisor_shift64 : Value::divisor_shift32, d);
       out.line(1, "const " + I + " stubjit_p" + n + " = " + I + "(stubjit::fast_divmod<" + U +
-                      ">(stubjit_rest, " + U + "(stubjit_count" + n + "), " + multiplier + ", " +
-                      shift + "));");
+                      ">(stubjit_rest, " + U + "(" + lp(Value::count, d) + "), " + multiplier +
+                      ", " + shift + "));");
     }
     out.line(1, "const " + I + " stubjit_p0 = " + I + "(stubjit_rest);");
   }

@@ -43,10 +43,11 @@ void emit_raise(const StubContext& context, int indent, const std::string& gid,
   out.line(indent, "const " + I + " " + name + "0 = " + I + "(stubjit_rest);");
 }
 
-// The tiling's counts: stubjit_tiles<d> tiles along each dimension.
+// The tiling's counts: stubjit_tiles<d> tiles along each dimension but the first
+// (emit_raise gives dimension 0 what is left of the group's number).
 void emit_tile_counts(const StubContext& context, int indent) {
   const std::string I = context.index_type();
-  for (int d = 0; d < context.rank(); ++d) {
+  for (int d = 1; d < context.rank(); ++d) {
     const std::string n = std::to_string(d);
     const std::uint32_t extent = tile_extent(context, d);
     context.out().line(
@@ -59,6 +60,15 @@ void emit_tile_counts(const StubContext& context, int indent) {
 }
 
 bool has_shared(const StubContext& context) { return context.has_param(ParamKind::shared); }
+
+// A group stub raises its group's number over the domain's counts (emit_raise: the
+// first is not read); a tiled stub over the tiles', and masks with every count.
+EntryHead entry_head(const StubContext& context) {
+  EntryHead head;
+  if (context.request().pattern == Pattern::group)
+    head.counts = StubContext::CountLocals::all_but_first;
+  return head;
+}
 
 }  // namespace
 
@@ -74,12 +84,13 @@ void emit_warp_width_check(const StubContext& context) {
   out.line(0, "#endif");
 }
 
-void emit_gpu_entry_head(const StubContext& context, const std::string& bounds) {
+void emit_gpu_entry_head(const StubContext& context, const std::string& bounds,
+                         const EntryHead& head) {
   SourceWriter& out = context.out();
   out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() +
                   "(const stubjit_args_t stubjit_args, const stubjit::LaunchParams stubjit_lp)");
   out.line(0, "{");
-  context.emit_domain_locals(1);
+  context.emit_domain_locals(1, head.counts);
   out.line(1,
            "const stubjit::u64 stubjit_gid = stubjit::u64(stubjit_lp.linear_begin) + blockIdx.x + "
            "stubjit_lp.grid[0] * (blockIdx.y + stubjit_lp.grid[1] * stubjit::u64(blockIdx.z));");
@@ -89,10 +100,12 @@ void emit_gpu_entry_head(const StubContext& context, const std::string& bounds) 
   out.line(1,
            "const stubjit::u32 stubjit_rank = threadIdx.x + stubjit_lp.block[0] * (threadIdx.y + "
            "stubjit_lp.block[1] * threadIdx.z);");
-  out.line(1,
-           "const stubjit::u32 stubjit_threads = stubjit_lp.block[0] * stubjit_lp.block[1] * "
-           "stubjit_lp.block[2];");
-  context.emit_argument_locals(1);
+  if (head.threads) {
+    out.line(1,
+             "const stubjit::u32 stubjit_threads = stubjit_lp.block[0] * stubjit_lp.block[1] * "
+             "stubjit_lp.block[2];");
+  }
+  context.emit_argument_locals(1, head.arguments);
 }
 
 void emit_gpu_group_entry(const StubContext& context, const std::string& bounds) {
@@ -102,7 +115,7 @@ void emit_gpu_group_entry(const StubContext& context, const std::string& bounds)
   // The Group's workers are the hardware's warps: its vector masks and fences hold
   // only at the width the target runs (a runtime's adjusted limits could say another).
   if (context.request().pattern == Pattern::group) emit_warp_width_check(context);
-  emit_gpu_entry_head(context, bounds);
+  emit_gpu_entry_head(context, bounds, entry_head(context));
   if (context.request().pattern == Pattern::group) {
     emit_raise(context, 1, "stubjit_gid", "stubjit_count", "stubjit_p");
     for (int d = 0; d < rank; ++d) context.emit_logical_index(1, d);
@@ -148,7 +161,7 @@ void emit_gpu_group_entry(const StubContext& context, const std::string& bounds)
   out.line(0, "}");
 }
 
-void emit_cpp_entry_head(const StubContext& context) {
+void emit_cpp_entry_head(const StubContext& context, const EntryHead& head) {
   SourceWriter& out = context.out();
   out.line(0, "extern \"C\" void " + context.entry() +
                   "(const void* stubjit_args_raw, const stubjit::LaunchParams* stubjit_lp_raw, "
@@ -159,15 +172,15 @@ void emit_cpp_entry_head(const StubContext& context) {
            "const stubjit_args_t& stubjit_args = *static_cast<const "
            "stubjit_args_t*>(stubjit_args_raw);");
   out.line(1, "const stubjit::LaunchParams& stubjit_lp = *stubjit_lp_raw;");
-  context.emit_domain_locals(1);
-  context.emit_argument_locals(1);
+  context.emit_domain_locals(1, head.counts);
+  context.emit_argument_locals(1, head.arguments);
 }
 
 void emit_cpp_group_entry(const StubContext& context) {
   SourceWriter& out = context.out();
   const std::string I = context.index_type();
   const int rank = context.rank();
-  emit_cpp_entry_head(context);
+  emit_cpp_entry_head(context, entry_head(context));
   const bool group = context.request().pattern == Pattern::group;
   if (group) {
     // The runner's memory for this thread: each group of the run reuses it (a group's

@@ -207,6 +207,7 @@ void emit_kept_positions(const StubContext& context, int indent) {
   SourceWriter& out = context.out();
   const std::string I = context.index_type();
   const int along = context.request().reduce_dimension;
+  if (context.rank() == 1 && along == 0) return;  // no dimension is kept
   out.line(indent, "stubjit::u64 stubjit_rest = stubjit_segment;");
   for (int d = context.rank() - 1; d >= 0; --d) {
     if (d == along) continue;
@@ -512,9 +513,12 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
            "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_rp.partials);");
   out.line(1, "// Group memory: the last-arrival flag, then one value per warp.");
   out.line(1, "STUBJIT_GROUP_MEMORY(stubjit_group_memory);");
-  out.line(1,
-           "stubjit::u32* const stubjit_last = "
-           "reinterpret_cast<stubjit::u32*>(stubjit_group_memory);");
+  // A scan's first stage stores its part's value and never waits for the last group.
+  if (context.request().pattern != Pattern::scan_partials) {
+    out.line(1,
+             "stubjit::u32* const stubjit_last = "
+             "reinterpret_cast<stubjit::u32*>(stubjit_group_memory);");
+  }
   out.line(1,
            "stubjit_reduce::value_t* const stubjit_scratch = "
            "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_group_memory + 16);");

@@ -199,10 +199,18 @@ void emit_sort_functions(const StubContext& context, const DialectEmitter& diale
   out.raw("\n");
 }
 
+// The merge passes move keys and payloads alone: they read no other argument.
+EntryHead sort_entry_head(const StubContext& context) {
+  EntryHead head;
+  if (context.request().pattern == Pattern::sort_merge)
+    head.arguments = [](const Param& p) { return p.is_sort() || p.payload; };
+  return head;
+}
+
 void emit_cpp_sort_entry(const StubContext& context) {
   SourceWriter& out = context.out();
   const bool runs = context.request().pattern == Pattern::sort_runs;
-  emit_cpp_entry_head(context);
+  emit_cpp_entry_head(context, sort_entry_head(context));
   emit_buffers(context, 1);
   emit_length(context, 1);
   emit_cpp_group_loop(context);
@@ -232,7 +240,9 @@ void emit_cpp_sort_entry(const StubContext& context) {
 void emit_gpu_sort_entry(const StubContext& context, const std::string& bounds) {
   SourceWriter& out = context.out();
   const bool runs = context.request().pattern == Pattern::sort_runs;
-  emit_gpu_entry_head(context, bounds);
+  EntryHead head = sort_entry_head(context);
+  head.threads = !runs;  // a thread of the first stage works on its own run
+  emit_gpu_entry_head(context, bounds, head);
   emit_buffers(context, 1);
   emit_length(context, 1);
   emit_part(context, 1);

@@ -188,7 +188,7 @@ std::string StubContext::parameter_list() const {
   return list;
 }
 
-void StubContext::emit_domain_locals(int indent) const {
+void StubContext::emit_domain_locals(int indent, CountLocals counts) const {
   const std::string I = index_type();
   for (int d = 0; d < rank(); ++d) {
     const std::string n = std::to_string(d);
@@ -198,12 +198,14 @@ void StubContext::emit_domain_locals(int indent) const {
       out_.line(indent, "const " + I + " stubjit_step" + n + " = " + I + "(" +
                             launch_value(LaunchValue::step, d) + ");");
     }
+    if (counts == CountLocals::none || (counts == CountLocals::all_but_first && d == 0)) continue;
     out_.line(indent, "const " + I + " stubjit_count" + n + " = " + I + "(" +
                           launch_value(LaunchValue::count, d) + ");");
   }
 }
 
-void StubContext::emit_argument_locals(int indent) const {
+void StubContext::emit_argument_locals(int indent,
+                                       const std::function<bool(const Param&)>& only) const {
   const std::string I = index_type();
   const Signature& signature = request_.kernel->signature;
   const ArgLayout layout = arg_layout(signature, request_.bindings, request_.rank);
@@ -224,6 +226,7 @@ void StubContext::emit_argument_locals(int indent) const {
         constant = scalar_literal(p.type, words[specialized], high);
         specialized += scalar_words(p.type);
       }
+      if (only && !only(p)) continue;
       const std::string type = std::string("const ") + c_type(p.type);
       if (one_by_one_ && !constant) {
         // The entry's parameter is the local itself.
@@ -235,6 +238,7 @@ void StubContext::emit_argument_locals(int indent) const {
       out_.line(indent, type + " " + local + " = " + value + ";");
       continue;
     }
+    if (only && !only(p)) continue;
     const std::string pointer_type = element_type(p) + "* STUBJIT_RESTRICT";
     if (one_by_one_) {
       argument_value(p.name, local, pointer_type, offset, 8);  // the local itself
@@ -516,7 +520,11 @@ std::string user_function(const StubContext& context, const DialectEmitter& dial
   std::string params;
   for (std::size_t i = 0; i < kernel.signature.size(); ++i)
     params += (i ? ", " : "") + kernel_param_decl(kernel.signature[i], context);
-  return std::string(dialect.function_qualifiers()) + " void " + kernel.name + "(" + params + ")";
+  // A sort's merge passes move what the first stage evaluated: they never call it, and
+  // say so (NVRTC warns about an unused static function).
+  const char* unused = context.request().pattern == Pattern::sort_merge ? "[[maybe_unused]] " : "";
+  return unused + std::string(dialect.function_qualifiers()) + " void " + kernel.name + "(" +
+         params + ")";
 }
 
 // The kernel's function, declared before the stub's own code so that the entry can

@@ -50,7 +50,11 @@ TEST_P(NvrtcGroupStubs, EveryConstructCompilesToACubinDefiningItsEntry) {
         << stub.source.substr(stub.stub_offset);
     Binary binary;
     try {
-      binary = compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+      std::string diagnostics;
+      binary = compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}},
+                                &diagnostics);
+      // Generated code compiles without a warning.
+      EXPECT_EQ(diagnostics, "") << stub.entry;
     } catch (const CompileError& error) {
       ADD_FAILURE() << stub.entry << " for " << a.arch << " (i" << a.index_bits << "):\n"
                     << error.log() << "\n"

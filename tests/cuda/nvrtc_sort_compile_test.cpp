@@ -42,7 +42,11 @@ TEST_P(NvrtcSortStubs, EveryStageCompilesToACubinDefiningItsEntry) {
           << stub.source.substr(0, 400);
       Binary binary;
       try {
-        binary = compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+        std::string diagnostics;
+        binary = compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}},
+                                  &diagnostics);
+        // Generated code compiles without a warning.
+        EXPECT_EQ(diagnostics, "") << stub.entry;
       } catch (const CompileError& error) {
         ADD_FAILURE() << stub.entry << " (i" << index_bits << "):\n"
                       << error.log() << "\n"

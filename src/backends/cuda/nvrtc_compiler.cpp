@@ -76,20 +76,20 @@ std::vector<std::string> NvrtcCompiler::options(const CompileJob& job) const {
   return options(job, compiles_minimal_first(job));
 }
 
-Binary NvrtcCompiler::compile(const CompileJob& job) const {
+Binary NvrtcCompiler::compile(const CompileJob& job, std::string* diagnostics) const {
   if (compiles_minimal_first(job)) {
     try {
-      return compile(job, options(job, true));
+      return compile(job, options(job, true), diagnostics);
     } catch (const CompileError& error) {
       logger().debug("{} did not compile with -minimal; compiling it again without:\n{}",
                      job.file_name, error.log());
     }
   }
-  return compile(job, options(job, false));
+  return compile(job, options(job, false), diagnostics);
 }
 
-Binary NvrtcCompiler::compile(const CompileJob& job,
-                              const std::vector<std::string>& strings) const {
+Binary NvrtcCompiler::compile(const CompileJob& job, const std::vector<std::string>& strings,
+                              std::string* diagnostics) const {
   const NvrtcLibrary& nvrtc = *nvrtc_;
   cuda::nvrtcProgram program = nullptr;
   if (const cuda::nvrtcResult r = nvrtc.create_program(&program, job.source.c_str(),
@@ -116,6 +116,7 @@ Binary NvrtcCompiler::compile(const CompileJob& job,
                        (log.empty() ? "" : "\n" + log));
   }
   if (!log.empty()) logger().debug("NVRTC diagnostics for {}:\n{}", job.file_name, log);
+  if (diagnostics) *diagnostics = log;
   return Binary{target_.ptx ? "ptx" : "cubin", program_output(nvrtc, program, target_.ptx)};
 }
 

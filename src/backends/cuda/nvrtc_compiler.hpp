@@ -44,12 +44,15 @@ class NvrtcCompiler {
   bool compiles_minimal_first(const CompileJob& job) const;
 
   // A "cubin" or "ptx" Binary (PTX with its terminating NUL, as the driver loads it).
-  // Throws CompileError carrying NVRTC's log, mapped to the user's body lines.
-  Binary compile(const CompileJob& job) const;
+  // Throws CompileError carrying NVRTC's log, mapped to the user's body lines. With
+  // `diagnostics`, what NVRTC said about a compile that succeeded (its warnings, in the
+  // same form; empty when it said nothing): generated code must leave it empty.
+  Binary compile(const CompileJob& job, std::string* diagnostics = nullptr) const;
 
  private:
   std::vector<std::string> options(const CompileJob& job, bool minimal) const;
-  Binary compile(const CompileJob& job, const std::vector<std::string>& options) const;
+  Binary compile(const CompileJob& job, const std::vector<std::string>& options,
+                 std::string* diagnostics) const;
 
   std::shared_ptr<const NvrtcLibrary> nvrtc_;
   CudaTarget target_;

@@ -45,6 +45,7 @@ std::size_t caret_column(const std::string& caret_line) {
 }  // namespace
 
 std::string normalize_nvrtc_log(const std::string& log) {
+  if (log.empty()) return log;  // the common case: nothing to read
   const std::vector<std::string> lines = split_lines(log);
   std::string out;
   for (std::size_t i = 0; i < lines.size(); ++i) {
