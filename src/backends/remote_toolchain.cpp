@@ -118,7 +118,10 @@ class WorkerPool {
 
  private:
   static std::size_t max_idle() {
-    return std::max<std::size_t>(2, std::thread::hardware_concurrency());
+    // Once: hardware_concurrency reads a file of /sys, and this is asked after every
+    // compile.
+    static const std::size_t count = std::max<std::size_t>(2, std::thread::hardware_concurrency());
+    return count;
   }
   std::mutex mutex_;
   std::vector<Worker> idle_;
@@ -212,12 +215,21 @@ class RemoteToolchain final : public Toolchain {
 std::string compile_worker_path() {
   const std::string chosen = env_or("STUBJIT_COMPILE_WORKER", "");
   if (!chosen.empty()) return ::access(chosen.c_str(), X_OK) == 0 ? chosen : "";
+  // Found once: where the library lies does not change while it is loaded, and the
+  // lookup (the library's own path, then the file) would be paid at every compile.
+  // Not found is asked again (a worker installed later is used).
+  static std::mutex mutex;
+  static std::string found;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (found.empty()) {
 #ifdef STUBJIT_BUILD_TREE_WORKER
-  const char* build_tree_worker = STUBJIT_BUILD_TREE_WORKER;
+    const char* build_tree_worker = STUBJIT_BUILD_TREE_WORKER;
 #else
-  const char* build_tree_worker = nullptr;
+    const char* build_tree_worker = nullptr;
 #endif
-  return find_beside_library("stubjit-compile-worker", build_tree_worker, /*executable=*/true);
+    found = find_beside_library("stubjit-compile-worker", build_tree_worker, /*executable=*/true);
+  }
+  return found;
 }
 
 std::unique_ptr<Toolchain> make_remote_toolchain(std::unique_ptr<Toolchain> local,

@@ -28,9 +28,12 @@ std::optional<unsigned> parse_compile_cap(const std::string& text) {
 unsigned default_compile_cap() {
   // Not the affinity mask: ranks pinned to one core each would each count 1 and,
   // agreeing on that, serialize every compile of the node.
-  const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
-  const unsigned count =
-      online > 0 ? static_cast<unsigned>(online) : std::thread::hardware_concurrency();
+  // Read once: the cap is asked for at every compile, and reading it costs a file of
+  // /sys each time.
+  static const unsigned count = [] {
+    const long online = ::sysconf(_SC_NPROCESSORS_ONLN);
+    return online > 0 ? static_cast<unsigned>(online) : std::thread::hardware_concurrency();
+  }();
   return std::clamp(count, 1u, max_compile_slots);
 }
 
