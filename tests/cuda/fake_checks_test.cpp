@@ -11,9 +11,9 @@
 #include <cstring>
 #include <map>
 #include <numeric>
-#include <sstream>
 
 #include "backends/cuda/cuda_backend.hpp"
+#include "common/entry_declaration.hpp"
 #include "common/kernels.hpp"
 #include "cuda/env_guard.hpp"
 #include "cuda/nvrtc_for_tests.hpp"
@@ -174,26 +174,6 @@ TEST(CudaFakeChecks, AsyncCopiesLandOnlyAtTheirStreamsSynchronization) {
   EXPECT_EQ(fake().free(device), 0);
 }
 
-// The parameters an entry declares, in order: (type, name) of each, read from its
-// source ("extern \"C\" __global__ void ... entry(type name, ...)").
-std::vector<std::pair<std::string, std::string>> entry_parameters(const std::string& source,
-                                                                  const std::string& entry) {
-  const std::size_t open = source.find(entry + "(");
-  EXPECT_NE(open, std::string::npos) << entry;
-  if (open == std::string::npos) return {};
-  const std::size_t begin = open + entry.size() + 1;
-  std::stringstream list(source.substr(begin, source.find(')', begin) - begin));
-  std::vector<std::pair<std::string, std::string>> parameters;
-  for (std::string declaration; std::getline(list, declaration, ',');) {
-    const std::size_t name = declaration.find_last_of(" *") + 1;
-    std::string type = declaration.substr(0, name);
-    type.erase(0, type.find_first_not_of(' '));
-    type.erase(type.find_last_not_of(' ') + 1);
-    parameters.emplace_back(type, declaration.substr(name));
-  }
-  return parameters;
-}
-
 // Through the backend: the driver gets one pointer per parameter of the stub's entry
 // (the fake reads each at the size the CUBIN gives it) and each holds what the test
 // computes for it: the scalar, the fields' addresses and strides, the domain's first,
@@ -220,7 +200,7 @@ TEST(CudaFakeChecks, TheBackendPassesEachParameterOfTheEntryItsValue) {
   ASSERT_EQ(summary.rank, 2);
 
   const std::string entry = "stubjit_saxpy_direct_r2";
-  const auto declared = entry_parameters(saxpy.stub_source(domain, {2.5f, x, y}), entry);
+  const auto declared = test::entry_parameters(saxpy.stub_source(domain, {2.5f, x, y}), entry);
   unsigned dims[6];
   ASSERT_EQ(fake().last_launch(dims), declared.size());
   const auto address = [](const Field& f) {

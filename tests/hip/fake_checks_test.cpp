@@ -7,10 +7,17 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "backends/hip/hip_backend.hpp"
+#include "bind/arg_layout.hpp"
+#include "codegen/stub_request.hpp"
+#include "common/entry_declaration.hpp"
+#include "common/kernels.hpp"
 #include "common/scoped_env.hpp"
 #include "common/stub_entry_binary.hpp"
 #include "hip/hip_test_support.hpp"
@@ -117,6 +124,14 @@ TEST(HipFakeChecks, QueuedCopiesLandOnlyAtASynchronizationAfterThem) {
   EXPECT_EQ(fake().free(device), 0);
 }
 
+// The HIP backend on the fake's one device (its runtime opened once).
+OpenedBackend open_fake_backend(std::string& reason) {
+  static const std::optional<hip::RuntimeLibrary> library =
+      hip::open_runtime({STUBJIT_FAKE_HIP_RUNTIME}, reason);
+  if (!library) return {};
+  return open_hip_backend_on(&*library, "", BackendConfig{});
+}
+
 // Through the backend: a launch passes the packed arguments and its own launch
 // parameters, at the sizes the stub's code object declares.
 TEST(HipFakeChecks, TheBackendPassesTheLaunchParametersItLaunchesWith) {
@@ -124,13 +139,8 @@ TEST(HipFakeChecks, TheBackendPassesTheLaunchParametersItLaunchesWith) {
   ScopedEnv devices("STUBJIT_FAKE_HIP_DEVICES", "1");
   ScopedEnv arch("STUBJIT_HIP_ARCH", std::nullopt);
   std::string reason;
-  const hip::RuntimeLibrary* runtime = nullptr;
-  static const std::optional<hip::RuntimeLibrary> library =
-      hip::open_runtime({STUBJIT_FAKE_HIP_RUNTIME}, reason);
-  if (library) runtime = &*library;
-  ASSERT_TRUE(runtime) << reason;
-  OpenedBackend opened = open_hip_backend_on(runtime, "", BackendConfig{});
-  ASSERT_TRUE(opened.device) << opened.reason;
+  OpenedBackend opened = open_fake_backend(reason);
+  ASSERT_TRUE(opened.device) << reason << opened.reason;
   const std::string entry = "stubjit_k_spread_r1";
   const std::unique_ptr<Module> module =
       opened.device->load(test::binary_with_stub_entry(*opened.toolchain, entry, ".hip"), entry);
@@ -151,6 +161,116 @@ TEST(HipFakeChecks, TheBackendPassesTheLaunchParametersItLaunchesWith) {
   LaunchParams received{};
   ASSERT_EQ(fake().last_param(1, &received, sizeof received), sizeof received);
   EXPECT_EQ(std::memcmp(&received, &lp, sizeof lp), 0);
+}
+
+// Through the backend, a forall stub that takes its values one by one: the runtime
+// gets one pointer per parameter of the entry (the fake reads each at the size the
+// code object's metadata gives it), and each holds the value the test put in the
+// launch parameters or the packed arguments for it: first, step and count per
+// dimension, the group's extents, the scalar, the fields' addresses and strides.
+TEST(HipFakeChecks, TheBackendPassesEachParameterOfAForallEntryItsValue) {
+  REQUIRE_FAKE();
+  ScopedEnv devices("STUBJIT_FAKE_HIP_DEVICES", "1");
+  ScopedEnv arch("STUBJIT_HIP_ARCH", std::nullopt);
+  std::string reason;
+  OpenedBackend opened = open_fake_backend(reason);
+  ASSERT_TRUE(opened.device) << reason << opened.reason;
+  const KernelSource saxpy = test::saxpy_kernel();
+  StubRequest request;
+  request.emitter = "hip";
+  request.mode = Mode::direct;
+  request.rank = 2;
+  request.index_bits = 64;
+  request.kernel = &saxpy;
+  request.bindings = {Binding::scalar, Binding::projection, Binding::projection};
+  request.max_threads_per_group = 256;
+  request.warp_size = opened.toolchain->typical_limits().warp_size;
+  const GeneratedStub stub = generate_stub(request);
+  ASSERT_FALSE(stub.parameters.empty()) << "a forall stub takes its values one by one";
+  const std::unique_ptr<Module> module = opened.device->load(
+      opened.toolchain->compile({stub.source, stub.file_name, stub.entry, saxpy.name, {}}),
+      stub.entry);
+
+  LaunchParams lp{};
+  for (int d = 0; d < 2; ++d) {
+    lp.first[d] = 10 + d;
+    lp.step[d] = 20 + d;
+    lp.count[d] = 30 + d;
+  }
+  lp.block[0] = 16;
+  lp.block[1] = 4;
+  lp.block[2] = 1;
+  lp.grid[0] = 2;
+  lp.grid[1] = 8;
+  lp.grid[2] = 1;
+  // The packed arguments (bind/arg_layout.hpp): the scalar in its 8-byte slot, then each
+  // field's pointer, extents and strides.
+  const ArgLayout layout = arg_layout(saxpy.signature, request.bindings, request.rank);
+  std::vector<unsigned char> packed(layout.size);
+  const auto put = [&](std::size_t offset, const auto& value) {
+    std::memcpy(packed.data() + offset, &value, sizeof value);
+  };
+  const float a = 2.5f;
+  put(layout.offset[0], a);
+  const std::int64_t x_address = 0x10000, y_address = 0x20000;
+  const std::int64_t x_strides[2] = {301, 3}, y_strides[2] = {501, 7};
+  for (const auto& [i, address, strides] :
+       {std::tuple{1, x_address, x_strides}, std::tuple{2, y_address, y_strides}}) {
+    const std::size_t field = layout.offset[static_cast<std::size_t>(i)];
+    put(field, address);
+    for (int d = 0; d < 2; ++d) {
+      put(field + 8 + 8 * static_cast<std::size_t>(d), std::int64_t{1000});  // extents
+      put(field + 24 + 8 * static_cast<std::size_t>(d), strides[d]);
+    }
+  }
+  opened.device->launch(*module, stub.parameters, lp, packed.data(), packed.size(), nullptr);
+
+  std::map<std::string, std::int64_t> expected = {
+      {"stubjit_a1_x", x_address},       {"stubjit_a1_y", y_address},
+      {"stubjit_a1_x_t0", x_strides[0]}, {"stubjit_a1_x_t1", x_strides[1]},
+      {"stubjit_a1_y_t0", y_strides[0]}, {"stubjit_a1_y_t1", y_strides[1]},
+  };
+  for (int d = 0; d < 3; ++d) {
+    const std::string n = std::to_string(d);
+    if (d < 2) {
+      expected["stubjit_lp_first" + n] = 10 + d;
+      expected["stubjit_lp_step" + n] = 20 + d;
+      expected["stubjit_lp_count" + n] = 30 + d;
+    }
+    expected["stubjit_lp_block" + n] = lp.block[d];
+  }
+  const auto declared = test::entry_parameters(stub.source, stub.entry);
+  unsigned dims[6];
+  ASSERT_EQ(fake().last_launch(dims), declared.size());
+  EXPECT_EQ(std::vector<unsigned>(dims, dims + 6), (std::vector<unsigned>{2, 8, 1, 16, 4, 1}));
+  bool took_a = false;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const auto& [type, name] = declared[i];
+    SCOPED_TRACE(type + " " + name);
+    unsigned char bytes[16] = {};
+    const std::size_t size = fake().last_param(i, bytes, sizeof bytes);
+    if (name == "stubjit_a1_a") {
+      ASSERT_EQ(size, sizeof(float));
+      float value = 0;
+      std::memcpy(&value, bytes, sizeof value);
+      EXPECT_EQ(value, a);
+      took_a = true;
+      continue;
+    }
+    const auto found = expected.find(name);
+    ASSERT_NE(found, expected.end()) << "a parameter the test does not know";
+    ASSERT_EQ(size, type == "stubjit::u32" ? 4u : 8u) << "the code object's size for it";
+    std::int64_t value = 0;
+    std::memcpy(&value, bytes, size);  // little-endian: the low bytes
+    EXPECT_EQ(value, found->second);
+  }
+  EXPECT_TRUE(took_a) << "the scalar is a parameter";
+  for (const char* name : {"stubjit_lp_first1", "stubjit_lp_step1", "stubjit_lp_count1",
+                           "stubjit_lp_block1", "stubjit_a1_x_t0", "stubjit_a1_y_t1"}) {
+    EXPECT_TRUE(std::any_of(declared.begin(), declared.end(), [&](const auto& parameter) {
+      return parameter.second == name;
+    })) << name;
+  }
 }
 
 }  // namespace
