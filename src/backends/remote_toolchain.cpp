@@ -118,8 +118,8 @@ class WorkerPool {
 
  private:
   static std::size_t max_idle() {
-    // Once: hardware_concurrency reads a file of /sys, and this is asked after every
-    // compile.
+    // Once: this is asked after every compile, and hardware_concurrency asks the
+    // kernel (a file of /sys, or the affinity mask) each time.
     static const std::size_t count = std::max<std::size_t>(2, std::thread::hardware_concurrency());
     return count;
   }

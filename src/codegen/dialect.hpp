@@ -66,6 +66,10 @@ class StubContext {
   // at the index stubjit_i0..stubjit_i<N-1>, as the full_offsets visit addresses it.
   std::string projection_offset(const std::string& local) const;
   bool uses_index() const;
+  // Whether the visit reads the logical indices stubjit_i<d>: for an index token, a
+  // filter or a projected field. A stub that reads none needs its positions for the
+  // domain's bounds alone.
+  bool reads_logical_indices() const;
   bool has_param(ParamKind kind) const;
   // The views of the kernel's shared arrays (stubjit_a<..>_view), laid out from
   // `memory` (a stubjit::u8*) as the host sized it (shared_view in view.h); needs the

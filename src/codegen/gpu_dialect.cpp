@@ -74,19 +74,24 @@ class GpuDialect final : public DialectEmitter {
     SourceWriter body_text(out.next_line() + 1);  // after the entry's line and its brace
     StubContext body(context.request(), body_text);
     body.take_values_one_by_one();
-    // Positions read each count once, where they need it.
-    body.emit_domain_locals(1, StubContext::CountLocals::none);
+    // Positions read each count once, where they need it. A stub whose visit reads no
+    // index needs them for the domain's bounds alone: no first, step, position or
+    // index locals, which NVRTC would warn about as never read.
+    const bool indexed = body.reads_logical_indices();
+    if (indexed) body.emit_domain_locals(1, StubContext::CountLocals::none);
     const Mode mode = context.request().mode;
     if (mode == Mode::spread || (mode == Mode::multi && context.rank() > 3)) {
-      emit_spread_positions(body);
+      emit_spread_positions(body, indexed);
     } else {
-      emit_direct_positions(body, mode == Mode::multi);
+      emit_direct_positions(body, mode == Mode::multi, indexed);
     }
-    for (int d = 0; d < context.rank(); ++d) body.emit_logical_index(1, d);
+    if (indexed)
+      for (int d = 0; d < context.rank(); ++d) body.emit_logical_index(1, d);
     body.emit_argument_locals(1);
     body.emit_visit(1, StubContext::VisitStyle::full_offsets);
-    // Every entry reads the domain's counts, so the list is never empty (empty would
-    // mean the two-struct convention).
+    // Every entry reads the extents of its groups (and the domain's counts, or its
+    // flat range), so the list is never empty (empty would mean the two-struct
+    // convention).
     if (body.entry_parameters().empty())
       throw Error("stub writer: the entry of " + context.entry() + " takes no values");
     out.line(0, "extern \"C\" __global__ void " + bounds + context.entry() + "(" +
@@ -116,7 +121,7 @@ class GpuDialect final : public DialectEmitter {
   // has fewer than 2^31 positions along each dimension, and a direct dispatch reaches at most one
   // group past its dimension's end (origin + grid * block < count + block), so nothing wraps. A
   // 64-bit stub computes them in 64 bits.
-  static void emit_direct_positions(const StubContext& context, bool with_origin) {
+  static void emit_direct_positions(const StubContext& context, bool with_origin, bool indexed) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
     const std::string U = unsigned_type(context);
@@ -145,6 +150,7 @@ class GpuDialect final : public DialectEmitter {
         outside += std::string(" || threadIdx.") + axis[p] + " != 0";
     }
     out.line(1, "if (" + outside + ") return;");
+    if (!indexed) return;
     for (int d = 0; d < rank; ++d) {
       const std::string n = std::to_string(d);
       out.line(1, "const " + I + " stubjit_p" + n + " = " + I + "(stubjit_q" + n + ");");
@@ -154,7 +160,7 @@ class GpuDialect final : public DialectEmitter {
   // The flat position in 64 bits (threads past the end of the domain must compare
   // correctly), then raised one dimension at a time with the host's divisors, in the
   // stub's width: divisions by constants of the launch, without a divide instruction.
-  static void emit_spread_positions(const StubContext& context) {
+  static void emit_spread_positions(const StubContext& context, bool indexed) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
     const std::string U = unsigned_type(context);
@@ -168,6 +174,7 @@ class GpuDialect final : public DialectEmitter {
                     "), threadIdx.x, threadIdx.y, threadIdx.z, " + lp(Value::block, 0) + ", " +
                     lp(Value::block, 1) + ", " + lp(Value::block, 2) + ");");
     out.line(1, "if (stubjit_lin >= stubjit::u64(" + lp(Value::linear_end, 0) + ")) return;");
+    if (!indexed) return;  // the flat range is the domain's bounds
     out.line(1, U + " stubjit_rest = " + U + "(stubjit_lin);");
     const bool wide = context.request().index_bits == 64;
     for (int d = rank - 1; d > 0; --d) {

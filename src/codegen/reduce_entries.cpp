@@ -511,10 +511,13 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
   out.line(1,
            "stubjit_reduce::value_t* const stubjit_partials = "
            "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_rp.partials);");
-  out.line(1, "// Group memory: the last-arrival flag, then one value per warp.");
+  // A scan's first stage stores its part's value and never waits for the last group:
+  // no last-arrival flag (its slot stays, so that the layout is every stage's).
+  const bool flag = context.request().pattern != Pattern::scan_partials;
+  out.line(1, flag ? "// Group memory: the last-arrival flag, then one value per warp."
+                   : "// Group memory: 16 bytes unused, then one value per warp.");
   out.line(1, "STUBJIT_GROUP_MEMORY(stubjit_group_memory);");
-  // A scan's first stage stores its part's value and never waits for the last group.
-  if (context.request().pattern != Pattern::scan_partials) {
+  if (flag) {
     out.line(1,
              "stubjit::u32* const stubjit_last = "
              "reinterpret_cast<stubjit::u32*>(stubjit_group_memory);");

@@ -99,8 +99,9 @@ std::string entry_name(const StubRequest& request);
 // positions with the host's divisors; 7: index.h only where the stub's own code uses
 // it, and GPU direct stubs write their positions out; 8: the argument struct's members
 // are plain, slot.h is gone; 9: a CPU stub's entry takes the group memory the runner
-// gives it; 10: reduce stubs; 11: scan stubs, and a scan parameter in the visit; 13:
-// GPU forall entries take their values one by one; 14: and read no count they do not use).
+// gives it; 10: reduce stubs; 11: scan stubs, and a scan parameter in the visit; 12:
+// sort stubs; 13: GPU forall entries take their values one by one; 14: no stub declares
+// a local it does not read, and a sort's merge stub marks the body it never calls).
 inline constexpr int generator_version = 14;
 const std::string& generator_fingerprint();
 

@@ -300,6 +300,13 @@ bool StubContext::uses_index() const {
   return has_index_param(request_.kernel->signature) || !request_.kernel->filter.empty();
 }
 
+bool StubContext::reads_logical_indices() const {
+  if (uses_index()) return true;
+  for (const Binding binding : request_.bindings)
+    if (binding == Binding::projection) return true;
+  return false;
+}
+
 void StubContext::emit_logical_index(int indent, int d) const {
   const std::string n = std::to_string(d);
   const std::string I = index_type();

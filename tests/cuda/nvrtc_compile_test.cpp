@@ -174,6 +174,34 @@ TEST(NvrtcCompile, DenseVariantsOfEveryModeAndRankCompile) {
   }
 }
 
+// A kernel whose body reads no index and no projected field (only a scalar and a
+// broadcast field): its stub needs its positions for the domain's bounds alone, and
+// declares nothing more, in every mode and rank, both widths, dense or not.
+TEST(NvrtcCompile, AStubThatReadsNoIndexDeclaresOnlyWhatItReads) {
+  REQUIRE_NVRTC();
+  const NvrtcCompiler compiler = compiler_for("sm_90");
+  const KernelSource tally{"tally",
+                           {scalar<std::int64_t>("step"), inout<std::int64_t>("total")},
+                           "stubjit::atomic_add(total, step);",
+                           "",
+                           {}};
+  for (const test::ModeRank at : test::every_mode_and_rank()) {
+    for (int bits : {32, 64}) {
+      for (bool dense : {false, true}) {
+        detail::StubRequest request =
+            test::cuda_request(tally, at, bits, {Binding::scalar, Binding::broadcast});
+        request.dense = dense;
+        const GeneratedStub stub = generate_stub(request);
+        SCOPED_TRACE(stub.entry + (bits == 32 ? " i32" : " i64") + (dense ? " dense" : ""));
+        EXPECT_EQ(stub.source.find("stubjit_i0"), std::string::npos);
+        const auto elf = test::read_elf(compile_quietly(compiler, stub, tally.name).bytes);
+        ASSERT_TRUE(elf);
+        EXPECT_TRUE(elf->defines(stub.entry));
+      }
+    }
+  }
+}
+
 TEST(NvrtcCompile, PtxOptionGivesPtxForTheArchitecture) {
   REQUIRE_NVRTC();
   const NvrtcCompiler compiler = compiler_for("sm_90", /*ptx=*/true);

@@ -74,6 +74,37 @@ TEST_P(EmulatedCoverage, EveryIndexOnceWithItsOwnIndex) {
 INSTANTIATE_TEST_SUITE_P(AllConfigurations, EmulatedCoverage, ::testing::ValuesIn(emulated_cases()),
                          emulated_case_name);
 
+// A kernel whose body reads no index and no projected field (a tally into a broadcast
+// field): its stub computes positions for the domain's bounds alone, and still runs
+// the body once per point, in every configuration, mode and rank, under tiny limits.
+TEST(EmulatedUnindexed, AKernelThatReadsNoIndexRunsOncePerPoint) {
+  const KernelSource tally{"tally",
+                           {scalar<std::int64_t>("step"), inout<std::int64_t>("total")},
+                           "stubjit::atomic_add(total, step);",
+                           "",
+                           {}};
+  for (const Config& config : test::emulator::all_configs()) {
+    for (const test::CoverageCase& c : test::tiny_limit_cases()) {
+      SCOPED_TRACE(test::emulator::backend_name(config) + " " + name_of(c.mode) + " rank " +
+                   std::to_string(c.rank));
+      RuntimeOptions options = emulated(config);
+      options.limits = test::tiny_limits(32);
+      options.fuse_dimensions = false;
+      Runtime runtime(options);
+      Field total = runtime.allocate<std::int64_t>({});  // broadcast: one element
+      total.copy_from(std::vector<std::int64_t>{5});
+      const Domain domain = test::coverage_domain(c);
+      LaunchOptions forced;
+      forced.mode = c.mode;
+      const LaunchSummary summary =
+          runtime.kernel(tally).launch(forced, domain, std::int64_t{3}, total);
+      EXPECT_EQ(summary.mode, c.mode);
+      EXPECT_EQ(summary.rank, c.rank);
+      EXPECT_EQ(total.to_vector<std::int64_t>(), std::vector<std::int64_t>{5 + 3 * domain.size()});
+    }
+  }
+}
+
 // Dense launches (a domain from 0 with unit steps over fields contiguous along its
 // innermost dimension) run the dense variant: no logical-index arithmetic, no
 // innermost stride. The same coverage over dense domains of the same counts.

@@ -77,6 +77,7 @@ std::vector<std::string> NvrtcCompiler::options(const CompileJob& job) const {
 }
 
 Binary NvrtcCompiler::compile(const CompileJob& job, std::string* diagnostics) const {
+  if (diagnostics) diagnostics->clear();
   if (compiles_minimal_first(job)) {
     try {
       return compile(job, options(job, true), diagnostics);
