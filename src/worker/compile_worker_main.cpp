@@ -3,8 +3,13 @@
 // kills this process). It reads requests on stdin and answers on stdout
 // (backends/worker_protocol.hpp) until stdin closes. It keeps the toolchains it made,
 // so each compiler is loaded once per worker.
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <map>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include "backends/registry.hpp"
@@ -51,9 +56,26 @@ CompileResponse compile(
   return response;
 }
 
+// A worker outlives no runtime. Its socket's other end closes when the process that
+// started it ends, however it ends (killed too); the worker then stops at once, in the
+// middle of a compile as well, rather than finish one no process waits for and whose
+// time limit no process enforces (the compile's slot of the node's cap went back with
+// that process). A thread of its own watches for that while the main thread compiles.
+void stop_with_the_runtime() {
+  std::thread([] {
+    pollfd socket{0, POLLRDHUP, 0};
+    while (true) {
+      const int ready = ::poll(&socket, 1, -1);
+      if (ready > 0 && (socket.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) ::_exit(0);
+      if (ready < 0 && errno != EINTR) return;  // cannot watch: compiles end as before
+    }
+  }).detach();
+}
+
 }  // namespace
 
 int main() {
+  stop_with_the_runtime();
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Toolchain>> toolchains;
   std::string frame;
   while (read_frame(0, frame, std::nullopt) == FrameRead::read) {

@@ -10,14 +10,19 @@
 //   stubjit_compile_cap_child hold
 //       takes one compile slot as a compile does (kernel name "holder") and keeps it
 //       until the process is killed; prints "held" once it has it.
+//   stubjit_compile_cap_child slow
+//       launches a kernel that takes the compiler minutes, in a compile worker with a
+//       limit of ten minutes; prints "ready pid=PID" first, "compiled" should it end.
 #include <unistd.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "common/kernels.hpp"
 #include "stubjit/stubjit.hpp"
 #include "support/compile_slot.hpp"
 
@@ -60,6 +65,21 @@ int compile_many(int start_fd, int first, int count) {
   return wrong == 0 ? 0 : 1;
 }
 
+int compile_slowly() {
+  RuntimeOptions options;
+  options.backend = "cpu";
+  options.disk_cache = false;
+  options.compile_timeout = std::chrono::minutes(10);
+  options.compiler_options = {"-fconstexpr-steps=2147483647"};
+  Runtime runtime(options);
+  Field y = runtime.allocate<float>({4});
+  std::printf("ready pid=%d\n", static_cast<int>(::getpid()));
+  std::fflush(stdout);
+  runtime.kernel(test::slow_to_compile_kernel()).launch(Domain{4}, y);
+  std::printf("compiled\n");
+  return 0;
+}
+
 int hold() {
   const detail::CompileSlot slot("holder");
   std::printf("held\n");
@@ -75,10 +95,11 @@ int main(int argc, char** argv) {
     if (what == "compile" && argc == 5)
       return compile_many(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]));
     if (what == "hold" && argc == 2) return hold();
+    if (what == "slow" && argc == 2) return compile_slowly();
   } catch (const std::exception& error) {
     std::fprintf(stderr, "error: %s\n", error.what());
     return 3;
   }
-  std::fprintf(stderr, "usage: %s compile START_FD FIRST COUNT | hold\n", argv[0]);
+  std::fprintf(stderr, "usage: %s compile START_FD FIRST COUNT | hold | slow\n", argv[0]);
   return 2;
 }

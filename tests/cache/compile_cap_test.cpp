@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -465,6 +466,68 @@ TEST_F(CompileCap, AProcessKilledHoldingTheSlotGivesItBack) {
   ASSERT_EQ(spans.size(), 2u);
   EXPECT_EQ(spans[1].kernel, "cap0");
   EXPECT_GT(spans[1].start, killed);
+}
+
+// The processes whose parent is `parent`, from /proc ("pid (comm) state ppid ...").
+std::vector<pid_t> children_of(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = file_text(entry.path() / "stat");
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    if (rest >> state >> ppid && ppid == parent) children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+// Whether `pid` still runs (an exited process not yet reaped, a zombie, does not).
+bool running(pid_t pid) {
+  const std::string stat = file_text("/proc/" + std::to_string(pid) + "/stat");
+  const std::size_t close = stat.rfind(')');
+  return close != std::string::npos && stat.size() > close + 2 && stat[close + 2] != 'Z' &&
+         stat[close + 2] != 'X';
+}
+
+// A process killed in the middle of a compile leaves no compile running: its compile
+// worker, whose compile would take minutes, stops as soon as the process is gone
+// (nothing would wait for that compile, nor stop it at its time limit).
+TEST_F(CompileCap, AProcessKilledMidCompileTakesItsCompileWithIt) {
+  CapRun setup;
+  const std::string output = setup.dir / "slow.txt";
+  Child slow({STUBJIT_COMPILE_CAP_CHILD, "slow"}, setup.env("2"), output);
+  std::vector<pid_t> workers;
+  struct StopOnExit {  // whatever fails below, nothing is left running
+    Child& child;
+    std::vector<pid_t>& workers;
+    ~StopOnExit() {
+      child.kill();
+      for (pid_t worker : workers) ::kill(worker, SIGKILL);
+    }
+  } stop{slow, workers};
+  ASSERT_TRUE(wait_until([&] { return ready_pid(output) != 0; }, std::chrono::seconds(60)))
+      << file_text(output) << file_text(output + ".err");
+  const pid_t parent = ready_pid(output);
+  // The compile has started once the slot is taken and the worker is there.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        workers = children_of(parent);
+        return !workers.empty() && !read_trace(setup.trace).empty();
+      },
+      std::chrono::seconds(60)))
+      << file_text(output + ".err");
+  ASSERT_EQ(workers.size(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // well into the compile
+  ASSERT_TRUE(running(workers[0]));
+  ASSERT_EQ(::kill(parent, SIGKILL), 0);
+  EXPECT_EQ(slow.wait().exit_code, 128 + SIGKILL);
+  EXPECT_TRUE(wait_until([&] { return !running(workers[0]); }, std::chrono::seconds(20)))
+      << "the compile worker of a killed process still runs";
+  EXPECT_EQ(file_text(output).find("compiled"), std::string::npos);
 }
 
 // With the test holding the one slot of cap 1: no cap (0, off) and another cap (2)

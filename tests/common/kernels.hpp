@@ -141,6 +141,21 @@ inline KernelSource sum_kernel() {
           {}};
 }
 
+// A body that takes Clang minutes to compile: a constant expression of three billion
+// steps, allowed by -fconstexpr-steps=2147483647 among the compiler options (the
+// default stops it at about a million).
+inline KernelSource slow_to_compile_kernel() {
+  return {"slow",
+          {inout<float>("y")},
+          "y = float(spin(3000000000ull) & 1);",
+          "constexpr unsigned long long spin(unsigned long long n) {\n"
+          "  unsigned long long x = 0;\n"
+          "  for (unsigned long long i = 0; i < n; ++i) x += i ^ (x >> 3);\n"
+          "  return x;\n"
+          "}\n"
+          "static_assert(spin(3000000000ull) != 1, \"\");\n"};
+}
+
 inline std::vector<KernelSource> all_kernels() {
   return {saxpy_kernel(),   visit_counter_kernel(), index_writer_kernel(), mixed_types_kernel(),
           row_sum_kernel(), lookup_kernel(),        sum_kernel()};

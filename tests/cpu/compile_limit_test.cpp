@@ -17,20 +17,6 @@ namespace {
 
 using test::ScopedEnv;
 
-// A body that takes Clang minutes to compile: a constant expression of three billion
-// steps, allowed by -fconstexpr-steps (the default stops it at about a million).
-KernelSource slow_kernel() {
-  return {"slow",
-          {inout<float>("y")},
-          "y = float(spin(3000000000ull) & 1);",
-          "constexpr unsigned long long spin(unsigned long long n) {\n"
-          "  unsigned long long x = 0;\n"
-          "  for (unsigned long long i = 0; i < n; ++i) x += i ^ (x >> 3);\n"
-          "  return x;\n"
-          "}\n"
-          "static_assert(spin(3000000000ull) != 1, \"\");\n"};
-}
-
 RuntimeOptions slow_options() {
   RuntimeOptions options = test::cpu_options();
   options.disk_cache = false;
@@ -44,7 +30,7 @@ TEST(CompileLimit, ACompilePastTheLimitIsStoppedAndFailsEveryWaiter) {
   // sanitizer (a new worker starts for it); the slow kernel needs minutes.
   options.compile_timeout = std::chrono::milliseconds(5000);
   Runtime runtime(options);
-  Kernel slow = runtime.kernel(slow_kernel());
+  Kernel slow = runtime.kernel(test::slow_to_compile_kernel());
   Field y = runtime.allocate<float>({4});
   std::vector<std::string> logs(3);
   std::vector<std::thread> threads;
@@ -78,7 +64,7 @@ TEST(CompileLimit, TheEnvironmentSetsTheLimit) {
   Runtime runtime(slow_options());
   Field y = runtime.allocate<float>({4});
   try {
-    runtime.kernel(slow_kernel()).launch(Domain{4}, y);
+    runtime.kernel(test::slow_to_compile_kernel()).launch(Domain{4}, y);
     FAIL() << "the slow kernel compiled";
   } catch (const CompileError& error) {
     EXPECT_NE(error.log().find("limit of 0.5 s"), std::string::npos) << error.log();
