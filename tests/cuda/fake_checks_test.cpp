@@ -217,36 +217,9 @@ TEST(CudaFakeChecks, TheBackendPassesEachParameterOfTheEntryItsValue) {
     expected["stubjit_lp_block" + std::to_string(p)] = dims[3 + p];
     expected["stubjit_lp_origin" + std::to_string(p)] = 0;
   }
-  bool took_a = false;
-  for (std::size_t i = 0; i < declared.size(); ++i) {
-    const auto& [type, name] = declared[i];
-    SCOPED_TRACE(type + " " + name);
-    unsigned char bytes[16] = {};
-    const std::size_t size = fake().last_param(i, bytes, sizeof bytes);
-    if (name == "stubjit_a1_a") {
-      ASSERT_EQ(size, sizeof(float));
-      float a = 0;
-      std::memcpy(&a, bytes, sizeof a);
-      EXPECT_EQ(a, 2.5f);
-      took_a = true;
-      continue;
-    }
-    const auto found = expected.find(name);
-    ASSERT_NE(found, expected.end()) << "a parameter the test does not know";
-    const std::size_t declared_size = type == "stubjit::u32" ? 4 : 8;
-    ASSERT_EQ(size, declared_size) << "the CUBIN's size for it";
-    std::int64_t value = 0;
-    std::memcpy(&value, bytes, size);  // little-endian: the low bytes
-    EXPECT_EQ(value, found->second);
-  }
-  EXPECT_TRUE(took_a) << "the scalar is a parameter";
-  // The entry reads the counts and the groups' extents of every dimension it uses.
-  for (const char* name : {"stubjit_lp_count0", "stubjit_lp_count1", "stubjit_lp_block0",
-                           "stubjit_lp_block1", "stubjit_a1_x", "stubjit_a1_y"}) {
-    EXPECT_TRUE(std::any_of(declared.begin(), declared.end(), [&](const auto& parameter) {
-      return parameter.second == name;
-    })) << name;
-  }
+  test::expect_parameter_values(declared, fake().last_param, "stubjit_a1_a", 2.5f, expected,
+                                {"stubjit_lp_count0", "stubjit_lp_count1", "stubjit_lp_block0",
+                                 "stubjit_lp_block1", "stubjit_a1_x", "stubjit_a1_y"});
 }
 
 }  // namespace

@@ -125,22 +125,26 @@ TEST(HipFakeChecks, QueuedCopiesLandOnlyAtASynchronizationAfterThem) {
 }
 
 // The HIP backend on the fake's one device (its runtime opened once).
-OpenedBackend open_fake_backend(std::string& reason) {
-  static const std::optional<hip::RuntimeLibrary> library =
-      hip::open_runtime({STUBJIT_FAKE_HIP_RUNTIME}, reason);
-  if (!library) return {};
-  return open_hip_backend_on(&*library, "", BackendConfig{});
-}
+class HipFakeBackend : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_FAKE();
+    static const std::optional<hip::RuntimeLibrary> library =
+        hip::open_runtime({STUBJIT_FAKE_HIP_RUNTIME}, reason_);
+    ASSERT_TRUE(library) << reason_;
+    opened_ = open_hip_backend_on(&*library, "", BackendConfig{});
+    ASSERT_TRUE(opened_.device) << opened_.reason;
+  }
+  ScopedEnv devices_{"STUBJIT_FAKE_HIP_DEVICES", "1"};
+  ScopedEnv arch_{"STUBJIT_HIP_ARCH", std::nullopt};
+  std::string reason_;
+  OpenedBackend opened_;
+};
 
 // Through the backend: a launch passes the packed arguments and its own launch
 // parameters, at the sizes the stub's code object declares.
-TEST(HipFakeChecks, TheBackendPassesTheLaunchParametersItLaunchesWith) {
-  REQUIRE_FAKE();
-  ScopedEnv devices("STUBJIT_FAKE_HIP_DEVICES", "1");
-  ScopedEnv arch("STUBJIT_HIP_ARCH", std::nullopt);
-  std::string reason;
-  OpenedBackend opened = open_fake_backend(reason);
-  ASSERT_TRUE(opened.device) << reason << opened.reason;
+TEST_F(HipFakeBackend, PassesTheLaunchParametersItLaunchesWith) {
+  const OpenedBackend& opened = opened_;
   const std::string entry = "stubjit_k_spread_r1";
   const std::unique_ptr<Module> module =
       opened.device->load(test::binary_with_stub_entry(*opened.toolchain, entry, ".hip"), entry);
@@ -168,13 +172,8 @@ TEST(HipFakeChecks, TheBackendPassesTheLaunchParametersItLaunchesWith) {
 // code object's metadata gives it), and each holds the value the test put in the
 // launch parameters or the packed arguments for it: first, step and count per
 // dimension, the group's extents, the scalar, the fields' addresses and strides.
-TEST(HipFakeChecks, TheBackendPassesEachParameterOfAForallEntryItsValue) {
-  REQUIRE_FAKE();
-  ScopedEnv devices("STUBJIT_FAKE_HIP_DEVICES", "1");
-  ScopedEnv arch("STUBJIT_HIP_ARCH", std::nullopt);
-  std::string reason;
-  OpenedBackend opened = open_fake_backend(reason);
-  ASSERT_TRUE(opened.device) << reason << opened.reason;
+TEST_F(HipFakeBackend, PassesEachParameterOfAForallEntryItsValue) {
+  const OpenedBackend& opened = opened_;
   const KernelSource saxpy = test::saxpy_kernel();
   StubRequest request;
   request.emitter = "hip";
@@ -243,34 +242,9 @@ TEST(HipFakeChecks, TheBackendPassesEachParameterOfAForallEntryItsValue) {
   unsigned dims[6];
   ASSERT_EQ(fake().last_launch(dims), declared.size());
   EXPECT_EQ(std::vector<unsigned>(dims, dims + 6), (std::vector<unsigned>{2, 8, 1, 16, 4, 1}));
-  bool took_a = false;
-  for (std::size_t i = 0; i < declared.size(); ++i) {
-    const auto& [type, name] = declared[i];
-    SCOPED_TRACE(type + " " + name);
-    unsigned char bytes[16] = {};
-    const std::size_t size = fake().last_param(i, bytes, sizeof bytes);
-    if (name == "stubjit_a1_a") {
-      ASSERT_EQ(size, sizeof(float));
-      float value = 0;
-      std::memcpy(&value, bytes, sizeof value);
-      EXPECT_EQ(value, a);
-      took_a = true;
-      continue;
-    }
-    const auto found = expected.find(name);
-    ASSERT_NE(found, expected.end()) << "a parameter the test does not know";
-    ASSERT_EQ(size, type == "stubjit::u32" ? 4u : 8u) << "the code object's size for it";
-    std::int64_t value = 0;
-    std::memcpy(&value, bytes, size);  // little-endian: the low bytes
-    EXPECT_EQ(value, found->second);
-  }
-  EXPECT_TRUE(took_a) << "the scalar is a parameter";
-  for (const char* name : {"stubjit_lp_first1", "stubjit_lp_step1", "stubjit_lp_count1",
-                           "stubjit_lp_block1", "stubjit_a1_x_t0", "stubjit_a1_y_t1"}) {
-    EXPECT_TRUE(std::any_of(declared.begin(), declared.end(), [&](const auto& parameter) {
-      return parameter.second == name;
-    })) << name;
-  }
+  test::expect_parameter_values(declared, fake().last_param, "stubjit_a1_a", a, expected,
+                                {"stubjit_lp_first1", "stubjit_lp_step1", "stubjit_lp_count1",
+                                 "stubjit_lp_block1", "stubjit_a1_x_t0", "stubjit_a1_y_t1"});
 }
 
 }  // namespace
