@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <map>
 #include <memory>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -61,15 +62,20 @@ CompileResponse compile(
 // middle of a compile as well, rather than finish one no process waits for and whose
 // time limit no process enforces (the compile's slot of the node's cap went back with
 // that process). A thread of its own watches for that while the main thread compiles.
+// (Started by hand with a pipe for stdin, it stops once the writer closes it.)
 void stop_with_the_runtime() {
-  std::thread([] {
-    pollfd socket{0, POLLRDHUP, 0};
-    while (true) {
-      const int ready = ::poll(&socket, 1, -1);
-      if (ready > 0 && (socket.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) ::_exit(0);
-      if (ready < 0 && errno != EINTR) return;  // cannot watch: compiles end as before
-    }
-  }).detach();
+  try {
+    std::thread([] {
+      pollfd socket{0, POLLRDHUP, 0};
+      while (true) {
+        const int ready = ::poll(&socket, 1, -1);
+        if (ready > 0 && (socket.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))) ::_exit(0);
+        if (ready < 0 && errno != EINTR) return;  // cannot watch: compiles end as before
+      }
+    }).detach();
+  } catch (const std::system_error&) {
+    // No thread to be had (a process or memory limit): compiles end as before.
+  }
 }
 
 }  // namespace

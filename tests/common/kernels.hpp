@@ -142,8 +142,9 @@ inline KernelSource sum_kernel() {
 }
 
 // A body that takes Clang minutes to compile: a constant expression of three billion
-// steps, allowed by -fconstexpr-steps=2147483647 among the compiler options (the
-// default stops it at about a million).
+// iterations, which Clang evaluates until it reaches its step limit (2^31 - 1 with
+// -fconstexpr-steps=2147483647 among the compiler options; the default stops it at
+// about a million) and then fails.
 inline KernelSource slow_to_compile_kernel() {
   return {"slow",
           {inout<float>("y")},
