@@ -74,7 +74,9 @@ __device__ __forceinline__ u32 reduce_arrive(u64 arrivals, u64 segment) {
 // caller's own where there is none), for a value of any type: moved as 32-bit words.
 // `lanes`: the lanes the warp has (its last may have fewer than the width), every one of
 // which calls it.
-template <bool Down, class T>
+enum class ShuffleFrom { above, below, lane };
+
+template <ShuffleFrom From, class T>
 __device__ __forceinline__ T warp_shuffle(T value, u32 delta, u32 lanes) {
   constexpr u32 words = u32((sizeof(T) + 3) / 4);
   u32 word[words];
@@ -84,11 +86,15 @@ __device__ __forceinline__ T warp_shuffle(T value, u32 delta, u32 lanes) {
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
   const u32 mask = lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u;
   for (u32 w = 0; w < words; ++w)
-    word[w] = Down ? __shfl_down_sync(mask, word[w], delta) : __shfl_up_sync(mask, word[w], delta);
+    word[w] = From == ShuffleFrom::above  ? __shfl_down_sync(mask, word[w], delta)
+              : From == ShuffleFrom::below ? __shfl_up_sync(mask, word[w], delta)
+                                           : __shfl_sync(mask, word[w], int(delta));
 #else
   (void)lanes;
   for (u32 w = 0; w < words; ++w)
-    word[w] = u32(Down ? __shfl_down(int(word[w]), delta) : __shfl_up(int(word[w]), delta));
+    word[w] = u32(From == ShuffleFrom::above   ? __shfl_down(int(word[w]), delta)
+                  : From == ShuffleFrom::below ? __shfl_up(int(word[w]), delta)
+                                               : __shfl(int(word[w]), int(delta)));
 #endif
   T moved;
   u8* to = reinterpret_cast<u8*>(&moved);
@@ -98,11 +104,16 @@ __device__ __forceinline__ T warp_shuffle(T value, u32 delta, u32 lanes) {
 
 template <class T>
 __device__ __forceinline__ T warp_shuffle_down(T value, u32 delta, u32 lanes) {
-  return warp_shuffle<true>(value, delta, lanes);
+  return warp_shuffle<ShuffleFrom::above>(value, delta, lanes);
 }
 template <class T>
 __device__ __forceinline__ T warp_shuffle_up(T value, u32 delta, u32 lanes) {
-  return warp_shuffle<false>(value, delta, lanes);
+  return warp_shuffle<ShuffleFrom::below>(value, delta, lanes);
+}
+// `value` of lane `source` of the caller's warp, to every lane.
+template <class T>
+__device__ __forceinline__ T warp_broadcast(T value, u32 source, u32 lanes) {
+  return warp_shuffle<ShuffleFrom::lane>(value, source, lanes);
 }
 
 // The combination of the first `count` lanes' values of the caller's warp, in lane 0
@@ -151,40 +162,60 @@ __device__ __forceinline__ T group_reduce(T value, T* scratch, u32 rank, u32 thr
   return total;
 }
 
+// The inclusive scan of the caller's warp's values in lane order: each lane gets the
+// combination of lanes 0 to its own, by shuffles up doubling the distance (the same
+// order every run). `lanes`: the lanes the warp has, all of which call it.
+template <class T, class Combine>
+__device__ __forceinline__ T warp_scan(T value, u32 lane, u32 lanes, u32 width, Combine combine) {
+  for (u32 offset = 1; offset < width; offset *= 2) {
+    const T other = warp_shuffle_up(value, offset, lanes);
+    if (lane >= offset) value = combine(other, value);
+  }
+  return value;
+}
+
+// The exclusive scan of the warps' values over the group in warp order: each thread
+// passes its warp's `of_warp` (lane 0's is read) and gets in `before` the combination of
+// the warps before its own (the identity for warp 0) and in `total` the group's. The
+// first thread combines them in warp order through `scratch` (group memory, one T per
+// warp and one more), so the order is the same every run. Every thread calls it.
+template <class T, class Combine>
+__device__ __forceinline__ void warps_scan(T of_warp, T* scratch, u32 lane, u32 warp, u32 warps,
+                                           T identity, Combine combine, T& before, T& total) {
+  if (lane == 0) scratch[warp] = of_warp;
+  STUBJIT_GROUP_BARRIER();
+  if (lane == 0 && warp == 0) {
+    T running = identity;
+    for (u32 w = 0; w < warps; ++w) {
+      const T value = scratch[w];
+      scratch[w] = running;
+      running = combine(running, value);
+    }
+    scratch[warps] = running;
+  }
+  STUBJIT_GROUP_BARRIER();
+  before = scratch[warp];
+  total = scratch[warps];
+  STUBJIT_GROUP_BARRIER();  // scratch may be used again
+}
+
 // The scan of every thread's `value` over the group in thread order: returns the
 // combination of the values of threads 0 to `rank` (inclusive) and sets `before` to
 // that of threads 0 to rank - 1 (the identity for thread 0) and `total` to the whole
-// group's. Each warp scans its lanes by shuffles up (doubling the distance), the first
-// thread the warps' totals in warp order through `scratch` (group memory, one T per
-// warp and one more), so the order is the same every run. Every thread calls it.
+// group's: each warp's lanes by warp_scan, the warps' totals by warps_scan.
 template <class T, class Combine>
 __device__ __forceinline__ T group_scan(T value, T* scratch, u32 rank, u32 threads, u32 width,
                                         T identity, Combine combine, T& before, T& total) {
   const u32 lane = rank % width, warp = rank / width;
   const u32 left = threads - warp * width;
   const u32 lanes = left < width ? left : width;
-  for (u32 offset = 1; offset < width; offset *= 2) {
-    const T other = warp_shuffle_up(value, offset, lanes);
-    if (lane >= offset) value = combine(other, value);
-  }
+  value = warp_scan(value, lane, lanes, width, combine);
   // The lane below's inclusive value: this lane's exclusive one within the warp.
   const T below = warp_shuffle_up(value, 1u, lanes);
-  const u32 warps = (threads + width - 1) / width;
-  if (lane == lanes - 1) scratch[warp] = value;
-  STUBJIT_GROUP_BARRIER();
-  if (rank == 0) {
-    T running = identity;
-    for (u32 w = 0; w < warps; ++w) {
-      const T of_warp = scratch[w];
-      scratch[w] = running;
-      running = combine(running, of_warp);
-    }
-    scratch[warps] = running;
-  }
-  STUBJIT_GROUP_BARRIER();
-  const T warp_prefix = scratch[warp];
-  total = scratch[warps];
-  STUBJIT_GROUP_BARRIER();  // scratch may be used again
+  const T of_warp = warp_broadcast(value, lanes - 1, lanes);
+  T warp_prefix;
+  warps_scan(of_warp, scratch, lane, warp, (threads + width - 1) / width, identity, combine,
+             warp_prefix, total);
   before = lane == 0 ? warp_prefix : combine(warp_prefix, below);
   return combine(warp_prefix, value);
 }

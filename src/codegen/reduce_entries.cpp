@@ -499,6 +499,39 @@ void emit_cpp_reduce_entry(const StubContext& context) {
   out.line(0, "}");
 }
 
+namespace {
+
+// Each thread's share of the part, folded left in element order: stubjit_k, then
+// stubjit_k + threads, and so on. Four elements are evaluated before they are combined, so
+// that four loads are in flight per thread: with one at a time, a whole-field float sum
+// reached 0.65 of a device copy's bandwidth on an H100, with four 0.88
+// (bench/results/patterns.md). The combination's order, and so its bits, are those of
+// one element at a time.
+void emit_thread_fold(const StubContext& context, int indent) {
+  SourceWriter& out = context.out();
+  out.line(indent, "stubjit_reduce::value_t stubjit_value = stubjit_reduce::identity();");
+  out.line(indent, "stubjit::u64 stubjit_k = stubjit_lo + stubjit_rank;");
+  out.line(indent,
+           "for (; stubjit_k + 3u * stubjit_threads < stubjit_hi; stubjit_k += 4u * "
+           "stubjit_threads) {");
+  for (int u = 0; u < 4; ++u) {
+    const std::string n = std::to_string(u);
+    const std::string at = u == 0 ? "stubjit_k" : "stubjit_k + " + n + "u * stubjit_threads";
+    out.line(indent + 1,
+             "const stubjit_reduce::value_t stubjit_e" + n + " = stubjit_element(" + at + ");");
+  }
+  out.line(indent + 1,
+           "stubjit_value = stubjit_reduce::combine(stubjit_reduce::combine(stubjit_reduce::"
+           "combine(stubjit_reduce::combine(stubjit_value, stubjit_e0), stubjit_e1), "
+           "stubjit_e2), stubjit_e3);");
+  out.line(indent, "}");
+  out.line(indent, "for (; stubjit_k < stubjit_hi; stubjit_k += stubjit_threads)");
+  out.line(indent + 1,
+           "stubjit_value = stubjit_reduce::combine(stubjit_value, stubjit_element(stubjit_k));");
+}
+
+}  // namespace
+
 void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds) {
   SourceWriter& out = context.out();
   const std::string I = context.index_type();
@@ -546,12 +579,7 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
       out.line(indent, "const " + I + " stubjit_p0 = " + I + "(stubjit_rest);");
     });
   }
-  out.line(1, "stubjit_reduce::value_t stubjit_value = stubjit_reduce::identity();");
-  out.line(1,
-           "for (stubjit::u64 stubjit_k = stubjit_lo + stubjit_rank; stubjit_k < stubjit_hi; "
-           "stubjit_k += stubjit_threads)");
-  out.line(2,
-           "stubjit_value = stubjit_reduce::combine(stubjit_value, stubjit_element(stubjit_k));");
+  emit_thread_fold(context, 1);
   out.line(1,
            "stubjit_value = stubjit::group_reduce(stubjit_value, stubjit_scratch, stubjit_rank, "
            "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::combiner());");

@@ -6,8 +6,9 @@
 // one group each (plan/reduce_plan.cpp). A group starts from the combination of the
 // partials of the parts before its own, in part order, then walks its part in order,
 // writing each element's prefix to the scan's field: on the CPU one element at a time,
-// on a GPU a tile at a time, each thread a run of consecutive elements of it, the
-// threads' runs scanned by the group (reduce.h, group_scan). The body's
+// on a GPU a tile at a time, each warp a chunk of it read a row of consecutive elements
+// at a time across its lanes, the rows scanned by shuffles and the warps' chunks by the
+// group (reduce.h, warp_scan and warps_scan). The body's
 // value is the field's element until the body sets it, and is read before the element
 // is written, so that a scan in place reads every element before it writes it.
 #include <string>
@@ -23,8 +24,9 @@ namespace {
 // carry (see emit_cpp_scan_entry).
 constexpr int cpu_scan_block = 1024;
 
-// Values each GPU thread takes of a tile: the group scans once per tile, so that its
-// barriers are paid once per this many values.
+// Rows of a warp's chunk of a tile (values each GPU thread takes of it): the group
+// combines its warps' chunks once per tile, so that its barriers are paid once per this
+// many values.
 constexpr int gpu_scan_items = 8;
 
 bool exclusive(const StubContext& context) {
@@ -123,49 +125,74 @@ void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds) 
   out.line(1,
            "stubjit_carry = stubjit::group_reduce(stubjit_carry, stubjit_scratch, stubjit_rank, "
            "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::combiner());");
-  // The part a tile at a time (the same tiles for every thread), each thread a run of
-  // scan_items consecutive values of it: read (and the body run) first, then the
-  // group's scan of the threads' combinations, then written. One group scan, and its
-  // barriers, per tile rather than per value.
+  // The part a tile at a time (the same tiles for every thread): each warp a chunk of
+  // scan_items rows of consecutive values, one per lane, so that a warp's loads and
+  // stores are side by side. Every value of a thread is read (and the body run) first,
+  // all of its loads in flight at once; then each row is scanned across the warp by
+  // shuffles, the rows' totals carried down the chunk, and the warps' chunks across the
+  // group once per tile (warps_scan: its barriers are paid once per this many values).
   const std::string items = std::to_string(gpu_scan_items);
+  out.line(1, "const stubjit::u32 stubjit_lane = stubjit_rank % STUBJIT_WARP_SIZE;");
+  out.line(1, "const stubjit::u32 stubjit_warp = stubjit_rank / STUBJIT_WARP_SIZE;");
+  out.line(1,
+           "const stubjit::u32 stubjit_warps = (stubjit_threads + STUBJIT_WARP_SIZE - 1) / "
+           "STUBJIT_WARP_SIZE;");
+  out.line(1, "// The last warp of a group may have fewer lanes than the width.");
+  out.line(1,
+           "const stubjit::u32 stubjit_lanes = stubjit::min_of<stubjit::u32>(STUBJIT_WARP_SIZE, "
+           "stubjit_threads - stubjit_warp * STUBJIT_WARP_SIZE);");
   out.line(1,
            "for (stubjit::u64 stubjit_base = stubjit_lo; stubjit_base < stubjit_hi; "
            "stubjit_base += stubjit::u64(stubjit_threads) * " +
                items + ") {");
-  out.line(2, "const stubjit::u64 stubjit_first = stubjit_base + stubjit::u64(stubjit_rank) * " +
-                  items + ";");
+  out.line(2,
+           "const stubjit::u64 stubjit_first = stubjit_base + stubjit::u64(stubjit_warp) * "
+           "(STUBJIT_WARP_SIZE * " +
+               items + "u) + stubjit_lane;");
   out.line(2, "stubjit_reduce::value_t stubjit_values[" + items + "];");
   out.line(2, "stubjit_reduce::value_t* stubjit_slots[" + items + "];");
-  out.line(2, "stubjit_reduce::value_t stubjit_mine = stubjit_reduce::identity();");
   out.line(2, "for (int stubjit_j = 0; stubjit_j < " + items + "; ++stubjit_j) {");
-  out.line(3, "const stubjit::u64 stubjit_k = stubjit_first + stubjit::u64(stubjit_j);");
+  out.line(3,
+           "const stubjit::u64 stubjit_k = stubjit_first + stubjit::u64(stubjit_j) * "
+           "stubjit_lanes;");
   out.line(3, "stubjit_slots[stubjit_j] = nullptr;");
   out.line(3,
            "stubjit_values[stubjit_j] = stubjit_k < stubjit_hi ? stubjit_element(stubjit_k, "
            "stubjit_slots[stubjit_j]) : stubjit_reduce::identity();");
-  out.line(3, "stubjit_mine = stubjit_reduce::combine(stubjit_mine, stubjit_values[stubjit_j]);");
+  out.line(2, "}");
+  out.line(2, "// Each value's combination from the chunk's start, row by row.");
+  out.line(2, "stubjit_reduce::value_t stubjit_rows = stubjit_reduce::identity();");
+  out.line(2, "for (int stubjit_j = 0; stubjit_j < " + items + "; ++stubjit_j) {");
+  out.line(3,
+           "const stubjit_reduce::value_t stubjit_row = stubjit::warp_scan(stubjit_values["
+           "stubjit_j], stubjit_lane, stubjit_lanes, STUBJIT_WARP_SIZE, "
+           "stubjit_reduce::combiner());");
+  if (exclusive(context)) {
+    out.line(3,
+             "const stubjit_reduce::value_t stubjit_below = stubjit::warp_shuffle_up(stubjit_row, "
+             "1u, stubjit_lanes);");
+    out.line(3,
+             "stubjit_values[stubjit_j] = stubjit_lane == 0 ? stubjit_rows : "
+             "stubjit_reduce::combine(stubjit_rows, stubjit_below);");
+  } else {
+    out.line(3, "stubjit_values[stubjit_j] = stubjit_reduce::combine(stubjit_rows, stubjit_row);");
+  }
+  out.line(3,
+           "stubjit_rows = stubjit_reduce::combine(stubjit_rows, stubjit::warp_broadcast("
+           "stubjit_row, stubjit_lanes - 1, stubjit_lanes));");
   out.line(2, "}");
   out.line(2, "stubjit_reduce::value_t stubjit_before, stubjit_total;");
   out.line(2,
-           "(void)stubjit::group_scan(stubjit_mine, stubjit_scratch, stubjit_rank, "
-           "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::identity(), "
-           "stubjit_reduce::combiner(), stubjit_before, stubjit_total);");
-  // This thread's running combination from the tile's start, written combined with
-  // the carry of everything before the tile (as on the CPU, rounding stays local).
-  out.line(2, "stubjit_reduce::value_t stubjit_local = stubjit_before;");
+           "stubjit::warps_scan(stubjit_rows, stubjit_scratch, stubjit_lane, stubjit_warp, "
+           "stubjit_warps, stubjit_reduce::identity(), stubjit_reduce::combiner(), "
+           "stubjit_before, stubjit_total);");
+  // Written combined with the carry of everything before the tile (as on the CPU,
+  // rounding stays local).
   out.line(2, "for (int stubjit_j = 0; stubjit_j < " + items + "; ++stubjit_j) {");
-  out.line(3, "if (stubjit_first + stubjit::u64(stubjit_j) >= stubjit_hi) break;");
-  if (exclusive(context)) {
-    out.line(3,
-             "*stubjit_slots[stubjit_j] = stubjit_reduce::combine(stubjit_carry, stubjit_local);");
-    out.line(3,
-             "stubjit_local = stubjit_reduce::combine(stubjit_local, stubjit_values[stubjit_j]);");
-  } else {
-    out.line(3,
-             "stubjit_local = stubjit_reduce::combine(stubjit_local, stubjit_values[stubjit_j]);");
-    out.line(3,
-             "*stubjit_slots[stubjit_j] = stubjit_reduce::combine(stubjit_carry, stubjit_local);");
-  }
+  out.line(3, "if (stubjit_first + stubjit::u64(stubjit_j) * stubjit_lanes >= stubjit_hi) break;");
+  out.line(3,
+           "*stubjit_slots[stubjit_j] = stubjit_reduce::combine(stubjit_carry, "
+           "stubjit_reduce::combine(stubjit_before, stubjit_values[stubjit_j]));");
   out.line(2, "}");
   out.line(2, "stubjit_carry = stubjit_reduce::combine(stubjit_carry, stubjit_total);");
   out.line(1, "}");

@@ -101,8 +101,10 @@ std::string entry_name(const StubRequest& request);
 // are plain, slot.h is gone; 9: a CPU stub's entry takes the group memory the runner
 // gives it; 10: reduce stubs; 11: scan stubs, and a scan parameter in the visit; 12:
 // sort stubs; 13: GPU forall entries take their values one by one; 14: no stub declares
-// a local it does not read, and a sort's merge stub marks the body it never calls).
-inline constexpr int generator_version = 14;
+// a local it does not read, and a sort's merge stub marks the body it never calls; 15:
+// GPU reduce stubs evaluate four elements a thread before combining them, and GPU scan
+// stubs read and write a tile a row across each warp at a time).
+inline constexpr int generator_version = 15;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail
