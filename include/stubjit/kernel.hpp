@@ -343,6 +343,7 @@ class STUBJIT_API Kernel {
  private:
   friend class Runtime;
   friend class StubExchange;  // stubjit/stub_exchange.hpp
+  friend class SplitKernel;   // stubjit/split.hpp: checks each part as its launch would
   std::shared_ptr<detail::KernelState> state_;
 };
 

@@ -106,12 +106,14 @@ struct PartLaunch {
 //   step.launch({{parts[0].local, {u0, out0}}, {parts[1].local, {u1, out1}}});
 //
 // launch() checks every part first, the way Kernel::prepare does (arguments against the
-// signature, fields of the part's runtime, plan, stub compiled or found), all parts at
-// once, and launches nothing if any part fails. Then it launches every part at once, one
-// thread each (the calling thread takes part 0; the others are kept by the SplitKernel),
-// and returns when every launch has returned: on the CPU they have run; on a GPU they are
-// queued on their streams (Runtime::synchronize waits for them). A part that fails then
-// does not stop the others. One launch() at a time per SplitKernel (calls are serialized).
+// signature, fields of the part's runtime, plan, stub compiled or found: the stub the
+// part's launch runs, so with Specialize::background the generic one while the
+// specialized one compiles), all parts at once, and launches nothing if any part fails. Then it
+// launches every part at once, one thread each (the calling thread takes part 0; the others are
+// kept by the SplitKernel), and returns when every launch has returned: on the CPU they have run;
+// on a GPU they are queued on their streams (Runtime::synchronize waits for them). A part that
+// fails then does not stop the others. One launch() at a time per SplitKernel (calls are
+// serialized).
 class STUBJIT_API SplitKernel {
  public:
   // SplitError: no runtimes, a null one ("runtimes"), or a source a runtime refuses

@@ -359,14 +359,10 @@ LaunchSummary launch_group(KernelState& kernel, const Domain& domain, const Arg*
   plan_group_launch(kernel, domain, args, count, options, planned);
   LaunchSummary summary = group_summary(planned);
   if (planned.plan.dispatches.empty()) return summary;
-  StubIdentity identity =
+  const StubIdentity identity =
       StubIdentity::of(*kernel.identity, *runtime.toolchain_identity, planned.variant);
-  if (const std::optional<StubIdentity> generic = generic_stub_instead(kernel, identity)) {
-    identity = *generic;
-    summary.generic = true;
-  }
   std::shared_ptr<const LoadedStub> hold;
-  const LoadedStub& stub = stub_for(kernel, identity, summary.compiled, hold);
+  const LoadedStub& stub = stub_to_run(kernel, identity, true, summary, hold);
   runtime.device_for("launch a kernel");
   fit_to_module(kernel, *stub.module, options, planned);
   summary.group_size = group_summary(planned).group_size;
@@ -378,7 +374,7 @@ LaunchSummary launch_group(KernelState& kernel, const Domain& domain, const Arg*
 
 LaunchSummary prepare_group(KernelState& kernel, const Domain& domain, const Arg* args,
                             std::size_t count, const LaunchOptions& options,
-                            std::optional<StubIdentity>& identity) {
+                            std::optional<StubIdentity>& identity, bool launching) {
   RuntimeState& runtime = *kernel.runtime;
   GroupLaunch planned;
   plan_group_launch(kernel, domain, args, count, options, planned);
@@ -386,7 +382,7 @@ LaunchSummary prepare_group(KernelState& kernel, const Domain& domain, const Arg
   if (planned.plan.dispatches.empty()) return summary;
   identity = StubIdentity::of(*kernel.identity, *runtime.toolchain_identity, planned.variant);
   std::shared_ptr<const LoadedStub> hold;
-  const LoadedStub& stub = stub_for(kernel, *identity, summary.compiled, hold);
+  const LoadedStub& stub = stub_to_run(kernel, *identity, launching, summary, hold);
   if (runtime.device) {
     fit_to_module(kernel, *stub.module, options, planned);
     summary.group_size = group_summary(planned).group_size;

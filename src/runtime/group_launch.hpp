@@ -42,11 +42,14 @@ Plan group_kernel_plan(const KernelState& kernel, const Domain& domain, std::opt
 LaunchSummary group_summary(const GroupLaunch& planned);
 
 // Kernel::launch, prepare and binary for group launches. `identity` (prepare_group)
-// is the stub's, none when no group runs.
+// is the stub's, none when no group runs. prepare with `launching` finds the stub a
+// launch would run (the generic one where Specialize::background still compiles the
+// kernel's own: SplitKernel's check of each part), without it the stub's own (the
+// same for prepare_reduce, prepare_scan and prepare_sort).
 LaunchSummary launch_group(KernelState& kernel, const Domain& domain, const Arg* args,
                            std::size_t count, const LaunchOptions& options, StreamState* stream);
 LaunchSummary prepare_group(KernelState& kernel, const Domain& domain, const Arg* args,
                             std::size_t count, const LaunchOptions& options,
-                            std::optional<StubIdentity>& identity);
+                            std::optional<StubIdentity>& identity, bool launching);
 
 }  // namespace stubjit::detail

@@ -269,6 +269,17 @@ std::optional<StubIdentity> generic_stub_instead(KernelState& kernel,
   return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, generic);
 }
 
+const LoadedStub& stub_to_run(KernelState& kernel, const StubIdentity& identity, bool launching,
+                              LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
+  const std::optional<StubIdentity> generic =
+      launching ? generic_stub_instead(kernel, identity) : std::nullopt;
+  if (generic) summary.generic = true;
+  bool compiled = false;
+  const LoadedStub& stub = stub_for(kernel, generic ? *generic : identity, compiled, hold);
+  summary.compiled = summary.compiled || compiled;
+  return stub;
+}
+
 std::uint64_t next_kernel_id() {
   static std::atomic<std::uint64_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);

@@ -34,21 +34,26 @@ struct Prepared {
   detail::StubVariant variant;
 };
 
+// `launching`: the stub a launch would run (detail::check_launch), else the stub's own
+// (Kernel::prepare and binary compile the specialized stub whatever the kernel's
+// Specialize says).
 Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const Arg* args,
-                      std::size_t count, const LaunchOptions& options) {
+                      std::size_t count, const LaunchOptions& options, bool launching) {
   detail::RuntimeState& runtime = *kernel.runtime;
   if (kernel.result) {
     Prepared out;
-    out.summary = kernel.result->is_sort()
-                      ? detail::prepare_sort(kernel, domain, args, count, options, out.identity)
-                  : kernel.result->is_scan()
-                      ? detail::prepare_scan(kernel, domain, args, count, options, out.identity)
-                      : detail::prepare_reduce(kernel, domain, args, count, options, out.identity);
+    out.summary =
+        kernel.result->is_sort()
+            ? detail::prepare_sort(kernel, domain, args, count, options, out.identity, launching)
+        : kernel.result->is_scan()
+            ? detail::prepare_scan(kernel, domain, args, count, options, out.identity, launching)
+            : detail::prepare_reduce(kernel, domain, args, count, options, out.identity, launching);
     return out;
   }
   if (detail::is_group_launch(kernel, options)) {
     Prepared out;
-    out.summary = detail::prepare_group(kernel, domain, args, count, options, out.identity);
+    out.summary =
+        detail::prepare_group(kernel, domain, args, count, options, out.identity, launching);
     return out;
   }
   const std::optional<Mode> mode = options.mode;
@@ -65,7 +70,7 @@ Prepared prepare_stub(detail::KernelState& kernel, const Domain& domain, const A
       detail::StubIdentity::of(*kernel.identity, *runtime.toolchain_identity, out.variant);
   std::shared_ptr<const detail::LoadedStub> hold;
   const detail::LoadedStub& stub =
-      detail::stub_for(kernel, *out.identity, out.summary.compiled, hold);
+      detail::stub_to_run(kernel, *out.identity, launching, out.summary, hold);
   // What the launch would check before its first dispatch, where there is a device
   // to ask (a compile-only runtime has no module to check against).
   if (runtime.device) runtime.device->check_plan(*stub.module, plan);
@@ -103,11 +108,21 @@ void refuse_empty(const Domain& domain) {
 
 }  // namespace
 
+namespace detail {
+
+LaunchSummary check_launch(KernelState& kernel, const Domain& domain, const Arg* args,
+                           std::size_t count, const LaunchOptions& options) {
+  check_stream(*kernel.runtime, options);
+  return prepare_stub(kernel, domain, args, count, options, true).summary;
+}
+
+}  // namespace detail
+
 LaunchSummary Kernel::prepare_args(const Domain& domain, const Arg* args, std::size_t count,
                                    const LaunchOptions& options) {
   if (!state_) throw Error("prepare of a null kernel");
   check_stream(*state_->runtime, options);
-  return prepare_stub(*state_, domain, args, count, options).summary;
+  return prepare_stub(*state_, domain, args, count, options, false).summary;
 }
 
 StubBinary Kernel::binary(const Domain& domain, const std::vector<Arg>& args,
@@ -120,7 +135,7 @@ StubBinary Kernel::binary(const Domain& domain, const std::vector<Arg>& args,
                           const LaunchOptions& options) {
   if (!state_) throw Error("binary of a null kernel");
   check_stream(*state_->runtime, options);
-  const Prepared prepared = prepare_stub(*state_, domain, args.data(), args.size(), options);
+  const Prepared prepared = prepare_stub(*state_, domain, args.data(), args.size(), options, false);
   if (!prepared.identity) refuse_empty(domain);
   StubBinary out;
   detail::Binary binary =

@@ -52,5 +52,15 @@ const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bo
 // returns the generic stub's identity to run instead; nullopt where `identity` itself
 // is to run (ready, no values compiled in, or a kernel that specializes at launch).
 std::optional<StubIdentity> generic_stub_instead(KernelState& kernel, const StubIdentity& identity);
+// The stub for `identity` (stub_for), or with `launching` the one a launch runs in its
+// place (generic_stub_instead: `summary.generic` then says so); `summary.compiled` is
+// set when the compiler ran for it.
+const LoadedStub& stub_to_run(KernelState& kernel, const StubIdentity& identity, bool launching,
+                              LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold);
+// A launch's checks and the stub it would run, found or compiled as the launch would
+// (the generic one where Specialize::background still compiles the kernel's own),
+// without issuing anything: what SplitKernel runs on every part before it launches any.
+LaunchSummary check_launch(KernelState& kernel, const Domain& domain, const Arg* args,
+                           std::size_t count, const LaunchOptions& options);
 
 }  // namespace stubjit::detail

@@ -254,17 +254,7 @@ StubIdentity stage_identity(const KernelState& kernel, const StubVariant& varian
 
 const LoadedStub& find_stage_stub(KernelState& kernel, const StubVariant& variant, bool launching,
                                   LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
-  StubIdentity identity = stage_identity(kernel, variant);
-  const std::optional<StubIdentity> generic =
-      launching ? generic_stub_instead(kernel, identity) : std::nullopt;
-  if (generic) {
-    identity = *generic;
-    summary.generic = true;
-  }
-  bool compiled = false;
-  const LoadedStub& stub = stub_for(kernel, identity, compiled, hold);
-  summary.compiled = summary.compiled || compiled;
-  return stub;
+  return stub_to_run(kernel, stage_identity(kernel, variant), launching, summary, hold);
 }
 
 void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
@@ -407,14 +397,10 @@ LaunchSummary launch_reduce(KernelState& kernel, const Domain& domain, const Arg
   plan_reduce_launch(kernel, domain, args, count, options, planned);
   LaunchSummary summary = summary_of(planned);
   if (planned.plan.dispatches.empty()) return summary;
-  StubIdentity identity =
+  const StubIdentity identity =
       StubIdentity::of(*kernel.identity, *runtime.toolchain_identity, planned.variant);
-  if (const std::optional<StubIdentity> generic = generic_stub_instead(kernel, identity)) {
-    identity = *generic;
-    summary.generic = true;
-  }
   std::shared_ptr<const LoadedStub> hold;
-  const LoadedStub& stub = stub_for(kernel, identity, summary.compiled, hold);
+  const LoadedStub& stub = stub_to_run(kernel, identity, true, summary, hold);
   runtime.device_for("launch a kernel");
   fit_to_module(kernel, *stub.module, options, planned);
   refit(summary, planned);
@@ -425,7 +411,7 @@ LaunchSummary launch_reduce(KernelState& kernel, const Domain& domain, const Arg
 
 LaunchSummary prepare_reduce(KernelState& kernel, const Domain& domain, const Arg* args,
                              std::size_t count, const LaunchOptions& options,
-                             std::optional<StubIdentity>& identity) {
+                             std::optional<StubIdentity>& identity, bool launching) {
   RuntimeState& runtime = *kernel.runtime;
   ReduceLaunch planned;
   plan_reduce_launch(kernel, domain, args, count, options, planned);
@@ -433,7 +419,7 @@ LaunchSummary prepare_reduce(KernelState& kernel, const Domain& domain, const Ar
   if (planned.plan.dispatches.empty()) return summary;
   identity = StubIdentity::of(*kernel.identity, *runtime.toolchain_identity, planned.variant);
   std::shared_ptr<const LoadedStub> hold;
-  const LoadedStub& stub = stub_for(kernel, *identity, summary.compiled, hold);
+  const LoadedStub& stub = stub_to_run(kernel, *identity, launching, summary, hold);
   if (runtime.device) {
     fit_to_module(kernel, *stub.module, options, planned);
     refit(summary, planned);

@@ -56,7 +56,7 @@ LaunchSummary launch_reduce(KernelState& kernel, const Domain& domain, const Arg
                             std::size_t count, const LaunchOptions& options, StreamState* stream);
 LaunchSummary prepare_reduce(KernelState& kernel, const Domain& domain, const Arg* args,
                              std::size_t count, const LaunchOptions& options,
-                             std::optional<StubIdentity>& identity);
+                             std::optional<StubIdentity>& identity, bool launching);
 
 // What a reduce or scan launch reports, from its plan.
 LaunchSummary summary_of(const ReduceLaunch& planned);

@@ -18,6 +18,6 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
                           std::size_t count, const LaunchOptions& options, StreamState* stream);
 LaunchSummary prepare_scan(KernelState& kernel, const Domain& domain, const Arg* args,
                            std::size_t count, const LaunchOptions& options,
-                           std::optional<StubIdentity>& identity);
+                           std::optional<StubIdentity>& identity, bool launching);
 
 }  // namespace stubjit::detail

@@ -96,14 +96,14 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
 
 LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg* args,
                            std::size_t count, const LaunchOptions& options,
-                           std::optional<StubIdentity>& identity) {
+                           std::optional<StubIdentity>& identity, bool launching) {
   RuntimeState& runtime = *kernel.runtime;
   ReduceLaunch planned;
   plan_reduce_launch(kernel, domain, args, count, options, planned);
   LaunchSummary summary = summary_of(planned);
   if (planned.plan.dispatches.empty()) return summary;
   const SortStubs stubs =
-      find_stubs(kernel, options, planned, summary, false, runtime.device != nullptr);
+      find_stubs(kernel, options, planned, summary, launching, runtime.device != nullptr);
   identity = stage_identity(kernel, planned.variant);
   if (runtime.device) {
     runtime.device->check_plan(*stubs.runs->module, planned.plan);

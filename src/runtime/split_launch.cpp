@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "runtime/launch_steps.hpp"
 #include "runtime/part_threads.hpp"
 #include "stubjit/error.hpp"
 #include "stubjit/runtime.hpp"
@@ -157,7 +158,9 @@ std::vector<LaunchSummary> SplitKernel::launch(const std::vector<PartLaunch>& pa
     own.stream = p.stream;
     bool compiled = false;
     try {
-      compiled = kernels[part].prepare_args(p.domain, p.args.data(), p.args.size(), own).compiled;
+      compiled =
+          detail::check_launch(*kernels[part].state_, p.domain, p.args.data(), p.args.size(), own)
+              .compiled;
     } catch (...) {
       refused[part] = std::current_exception();
     }

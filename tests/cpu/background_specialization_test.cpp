@@ -120,6 +120,35 @@ TEST(BackgroundSpecialization, ConcurrentLaunchesWithManyValues) {
     for (i32 degree = 1; degree <= 4; ++degree) EXPECT_FALSE(run.launch(poly, degree, t).generic);
 }
 
+// A SplitKernel's parts launch as Kernel::launch does: with new values each part's
+// check, before any part launches, compiles the generic stub and queues the specialized
+// one on the part's worker instead of compiling it then and there (so the parts do not
+// wait for it); the launches run the generic stub, or the specialized one where the
+// worker was already done; later launches run the specialized stubs.
+TEST(BackgroundSpecialization, SplitKernelPartsDoNotWaitForTheSpecializedStub) {
+  Runtime left(test::cpu_memory_only_options()), right(test::cpu_memory_only_options());
+  SplitKernel poly({&left, &right}, poly_source(Specialize::background));
+  PolyRun left_run(left), right_run(right);
+  const auto launch = [&](i32 degree, i32 c) {
+    const std::vector<LaunchSummary> summaries =
+        poly.launch({{Domain{PolyRun::n}, {degree, c, left_run.x, left_run.y}},
+                     {Domain{PolyRun::n}, {degree, c, right_run.x, right_run.y}}});
+    for (PolyRun* run : {&left_run, &right_run})
+      EXPECT_EQ(run->y.to_vector<i32>(), host_poly(run->values, degree, c)) << degree << " " << c;
+    return summaries;
+  };
+  for (const LaunchSummary& part : launch(3, 2)) EXPECT_TRUE(part.compiled);
+  for (std::size_t part = 0; part < poly.parts(); ++part) poly.kernel(part).finish_specializing();
+  // The generic stub (the check's), then the specialized one (the worker's): a check
+  // that compiled the specialized stub itself would have left the generic one uncompiled.
+  EXPECT_EQ(left.counters().compiles, 2u);
+  EXPECT_EQ(right.counters().compiles, 2u);
+  for (const LaunchSummary& part : launch(3, 2)) {
+    EXPECT_FALSE(part.generic);
+    EXPECT_FALSE(part.compiled);
+  }
+}
+
 // The last handle of a kernel may go while its worker compiles: the compile under way
 // finishes, the queued ones are dropped, and the runtime goes on.
 TEST(BackgroundSpecialization, AKernelDroppedWhileCompilingGoesCleanly) {
