@@ -70,12 +70,14 @@ __device__ __forceinline__ u32 reduce_arrive(u64 arrivals, u64 segment) {
   return atomicAdd(reinterpret_cast<u32*>(arrivals) + segment, 1u);
 }
 
-// `value` of the lane `delta` lanes up (Down) or down (!Down) in the caller's warp (the
-// caller's own where there is none), for a value of any type: moved as 32-bit words.
-// `lanes`: the lanes the warp has (its last may have fewer than the width), every one of
-// which calls it.
 enum class ShuffleFrom { above, below, lane };
 
+// `value` of another lane of the caller's warp, for a value of any type: moved as 32-bit
+// words. From above: the lane `delta` lanes up; below: `delta` lanes down (either: the
+// caller's own value past the warp's width, and from a lane the warp does not have a
+// value the caller must leave unused); lane: lane `delta` itself, which the warp must
+// have. `lanes`: the lanes the warp has (its last may have fewer than the
+// width), every one of which calls it.
 template <ShuffleFrom From, class T>
 __device__ __forceinline__ T warp_shuffle(T value, u32 delta, u32 lanes) {
   constexpr u32 words = u32((sizeof(T) + 3) / 4);
@@ -197,27 +199,6 @@ __device__ __forceinline__ void warps_scan(T of_warp, T* scratch, u32 lane, u32 
   before = scratch[warp];
   total = scratch[warps];
   STUBJIT_GROUP_BARRIER();  // scratch may be used again
-}
-
-// The scan of every thread's `value` over the group in thread order: returns the
-// combination of the values of threads 0 to `rank` (inclusive) and sets `before` to
-// that of threads 0 to rank - 1 (the identity for thread 0) and `total` to the whole
-// group's: each warp's lanes by warp_scan, the warps' totals by warps_scan.
-template <class T, class Combine>
-__device__ __forceinline__ T group_scan(T value, T* scratch, u32 rank, u32 threads, u32 width,
-                                        T identity, Combine combine, T& before, T& total) {
-  const u32 lane = rank % width, warp = rank / width;
-  const u32 left = threads - warp * width;
-  const u32 lanes = left < width ? left : width;
-  value = warp_scan(value, lane, lanes, width, combine);
-  // The lane below's inclusive value: this lane's exclusive one within the warp.
-  const T below = warp_shuffle_up(value, 1u, lanes);
-  const T of_warp = warp_broadcast(value, lanes - 1, lanes);
-  T warp_prefix;
-  warps_scan(of_warp, scratch, lane, warp, (threads + width - 1) / width, identity, combine,
-             warp_prefix, total);
-  before = lane == 0 ? warp_prefix : combine(warp_prefix, below);
-  return combine(warp_prefix, value);
 }
 
 #else

@@ -95,7 +95,7 @@ void emit_cpp_scan_entry(const StubContext& context) {
 
 void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds) {
   SourceWriter& out = context.out();
-  // The group's scan shuffles within warps (reduce.h, group_scan).
+  // The rows' scans shuffle within warps (reduce.h, warp_scan).
   emit_warp_width_check(context);
   emit_gpu_entry_head(context, bounds);
   out.line(1, "const stubjit::ReduceParams& stubjit_rp = stubjit_args.stubjit_reduce;");

@@ -144,7 +144,7 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
   if (out.device_threads && !out.sort) {
     // The last-arrival flag (16 bytes, keeping the values aligned), then a value per
     // warp for the tree (reduce.h, group_reduce), and for a scan one more
-    // (group_scan's total).
+    // (warps_scan's total).
     const u64 warp = std::max<u64>(runtime.limits.warp_size, 1);
     const u64 values = (u64(threads) + warp - 1) / warp + (out.scan ? 1 : 0);
     const u64 bytes = 16 + (values * out.value_bytes + 15) / 16 * 16;

@@ -51,10 +51,11 @@ inline std::uint32_t& largest_group() {
   return largest;
 }
 
-// Groups around the warp widths, one not a power of two, and the largest.
+// Groups around the warp widths, two not powers of two, and the largest: 72 has a last
+// warp of 8 lanes whether warps have 32 or 64, 96 one of 32 lanes where they have 64.
 inline std::vector<std::uint32_t> reduce_group_sizes() {
   std::vector<std::uint32_t> kept;
-  for (const std::uint32_t size : {32u, 64u, 96u, 256u, 1024u})
+  for (const std::uint32_t size : {32u, 64u, 72u, 96u, 256u, 1024u})
     if (size <= largest_group()) kept.push_back(size);
   if (kept.empty()) ADD_FAILURE() << "no group size up to " << largest_group();
   return kept;

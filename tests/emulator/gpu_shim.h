@@ -84,9 +84,12 @@ inline unsigned segment_base(int width) {
   return current->lane / unsigned(width) * unsigned(width);
 }
 
+// A lane outside the warp's existing lanes is undefined on a GPU: the emulator stops.
 template <class T>
 inline T shuffle(T value, int source, int width) {
-  return lane_value(value, segment_base(width) + unsigned(source) % unsigned(width));
+  const unsigned from = segment_base(width) + unsigned(source) % unsigned(width);
+  if (from >= current->warp_lanes) __builtin_trap();
+  return lane_value(value, from);
 }
 
 template <class T>
@@ -243,25 +246,35 @@ inline T atomicXor(T* address, T value) {
 // --- warp intrinsics -----------------------------------------------------------------
 #if defined(STUBJIT_EMULATE_CUDA)
 // The mask names the lanes taking part; the emulator requires every existing lane of
-// the warp (what the stubs and tests use), so the mask is not consulted.
+// the warp (what the stubs and tests use). A shuffle's mask must name exactly those
+// lanes: one naming a lane the warp does not have is undefined on a GPU, and one
+// leaving an existing lane out is not what the emulator runs, so either stops it.
+inline void check_shuffle_mask(unsigned mask) {
+  const unsigned lanes = ::stubjit_emulator::current->warp_lanes;
+  if (mask != (lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u)) __builtin_trap();
+}
 inline void __syncwarp(unsigned = 0xffffffffu) {
   ::stubjit_emulator::current->sync_warp(::stubjit_emulator::current->block_state,
                                          ::stubjit_emulator::current->linear);
 }
 template <class T>
-inline T __shfl_sync(unsigned, T value, int source, int width = warpSize) {
+inline T __shfl_sync(unsigned lanes, T value, int source, int width = warpSize) {
+  check_shuffle_mask(lanes);
   return ::stubjit_emulator::shuffle(value, source, width);
 }
 template <class T>
-inline T __shfl_up_sync(unsigned, T value, unsigned delta, int width = warpSize) {
+inline T __shfl_up_sync(unsigned lanes, T value, unsigned delta, int width = warpSize) {
+  check_shuffle_mask(lanes);
   return ::stubjit_emulator::shuffle_up(value, delta, width);
 }
 template <class T>
-inline T __shfl_down_sync(unsigned, T value, unsigned delta, int width = warpSize) {
+inline T __shfl_down_sync(unsigned lanes, T value, unsigned delta, int width = warpSize) {
+  check_shuffle_mask(lanes);
   return ::stubjit_emulator::shuffle_down(value, delta, width);
 }
 template <class T>
-inline T __shfl_xor_sync(unsigned, T value, int mask, int width = warpSize) {
+inline T __shfl_xor_sync(unsigned lanes, T value, int mask, int width = warpSize) {
+  check_shuffle_mask(lanes);
   return ::stubjit_emulator::shuffle_xor(value, mask, width);
 }
 inline unsigned __ballot_sync(unsigned, int predicate) {
