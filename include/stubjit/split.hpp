@@ -131,7 +131,8 @@ class STUBJIT_API SplitKernel {
   // stream, which must be null: each part names its own (a stream is one runtime's).
   // SplitError: parts.size() other than parts() ("parts"), a stream in options
   // ("options.stream"), a part refused before anything was launched ("parts", part(),
-  // cause(): what Kernel::prepare threw), or a part whose launch failed (the same, the
+  // cause(): what its check threw, as Kernel::prepare would but for the stub its launch
+  // runs), or a part whose launch failed (the same, the
   // message saying the other parts were launched); the lowest failing part is reported.
   std::vector<LaunchSummary> launch(const std::vector<PartLaunch>& parts,
                                     const LaunchOptions& options = {});

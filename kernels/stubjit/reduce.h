@@ -73,10 +73,10 @@ __device__ __forceinline__ u32 reduce_arrive(u64 arrivals, u64 segment) {
 enum class ShuffleFrom { above, below, lane };
 
 // `value` of another lane of the caller's warp, for a value of any type: moved as 32-bit
-// words. From above: the lane `delta` lanes up; below: `delta` lanes down (either: the
-// caller's own value past the warp's width, and from a lane the warp does not have a
-// value the caller must leave unused); lane: lane `delta` itself, which the warp must
-// have. `lanes`: the lanes the warp has (its last may have fewer than the
+// words. From above: the lane `delta` lanes up (the caller's own value past the warp's
+// width); below: `delta` lanes down (the caller's own value below lane 0); either, from
+// a lane the warp does not have, a value the caller must leave unused. Lane: lane
+// `delta` itself, which the warp must have. `lanes`: the lanes the warp has (its last may have fewer than the
 // width), every one of which calls it.
 template <ShuffleFrom From, class T>
 __device__ __forceinline__ T warp_shuffle(T value, u32 delta, u32 lanes) {

@@ -156,18 +156,19 @@ std::vector<LaunchSummary> SplitKernel::launch(const std::vector<PartLaunch>& pa
     const PartLaunch& p = parts[part];
     LaunchOptions own = options;
     own.stream = p.stream;
-    bool compiled = false;
+    LaunchSummary checked;
     try {
-      compiled =
-          detail::check_launch(*kernels[part].state_, p.domain, p.args.data(), p.args.size(), own)
-              .compiled;
+      checked =
+          detail::check_launch(*kernels[part].state_, p.domain, p.args.data(), p.args.size(), own);
     } catch (...) {
       refused[part] = std::current_exception();
     }
     if (!gate.all_passed(!refused[part])) return;
     summaries[part] = kernels[part].launch_args(p.domain, p.args.data(), p.args.size(), own);
-    // The stub the launch found is the one the check compiled: say so.
-    summaries[part].compiled = summaries[part].compiled || compiled;
+    // Where the launch ran the stub the check found (not the specialized one that the
+    // kernel's worker finished in between), a compile by the check was the launch's.
+    if (checked.generic == summaries[part].generic)
+      summaries[part].compiled = summaries[part].compiled || checked.compiled;
   });
   detail::throw_first_failure(refused, "nothing was launched");
   detail::throw_first_failure(failed, "the parts that did not fail were launched");

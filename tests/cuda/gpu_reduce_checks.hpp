@@ -4,8 +4,8 @@
 //   - the whole domain of rank 2 and 4 and a strided one;
 //   - an int64 sum long enough to be split into several parts per segment (the
 //     last-arriving group combining the partials, more partials than threads too),
-//     with groups of 32, 64, 96 (not a power of two) and 256 threads (1024 on a GPU),
-//     in combine and assign modes and through Kernel::reduce;
+//     with groups of 32, 64, 72 (not a power of two: a short last warp) and 256 threads
+//     (1024 on a GPU), in combine and assign modes and through Kernel::reduce;
 //   - float sums: the same bits from two runs of a launch, and within a tolerance of a
 //     host double sum that a lost or doubled element exceeds;
 //   - min and max of int32 values with negatives and extremes, any and all of bools,
@@ -51,11 +51,11 @@ inline std::uint32_t& largest_group() {
   return largest;
 }
 
-// Groups around the warp widths, two not powers of two, and the largest: 72 has a last
-// warp of 8 lanes whether warps have 32 or 64, 96 one of 32 lanes where they have 64.
+// Groups around the warp widths, one not a power of two, and the largest: 72 has a
+// short last warp (8 lanes) whether warps have 32 or 64.
 inline std::vector<std::uint32_t> reduce_group_sizes() {
   std::vector<std::uint32_t> kept;
-  for (const std::uint32_t size : {32u, 64u, 72u, 96u, 256u, 1024u})
+  for (const std::uint32_t size : {32u, 64u, 72u, 256u, 1024u})
     if (size <= largest_group()) kept.push_back(size);
   if (kept.empty()) ADD_FAILURE() << "no group size up to " << largest_group();
   return kept;

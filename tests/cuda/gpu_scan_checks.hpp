@@ -2,7 +2,7 @@
 // hip/gpu_scan_test.cpp on a device; emulator/emulator_scan_test.cpp through the real
 // CUDA and HIP stubs on the host emulator), each launch against a host prefix:
 //   - int64 sums, inclusive and exclusive, long enough to be split into parts (the
-//     partials stage, then each group's prefix of them), with groups of 32, 64, 96
+//     partials stage, then each group's prefix of them), with groups of 32, 64, 72
 //     (not a power of two) and 256 threads (1024 on a GPU), more parts than threads
 //     too, and pencils of one group with a short last tile;
 //   - a rank-3 domain scanned along each dimension, min and max of int32, in C and

@@ -3,9 +3,10 @@
 // CUDA and HIP stubs on the host emulator), each launch against std::stable_sort on the
 // host (common/sort_reference.hpp):
 //   - int64 keys with many ties and the sorting permutation as a payload, with groups of
-//     32, 64, 96 (not a power of two) and 256 threads (1024 on a GPU): pencils of one
-//     group with a short last thread run, of a few parts (merge passes), and of forty
-//     (more passes than the in-group merges); twice, the scratch reused;
+//     32, 64, 72 (not a power of two: a short last warp) and 256 threads (1024 on a
+//     GPU): pencils of one group with a short last thread run, of a few parts (merge
+//     passes), and of forty (more passes than the in-group merges); twice, the scratch
+//     reused;
 //   - a rank-3 domain sorted along each dimension, descending int32, in C and Fortran
 //     order, short pencils and a long one;
 //   - floats with NaNs and signed zeros in both orders (NaNs last, zeros in their

@@ -1,7 +1,7 @@
 // Reduce launches through the real CUDA and HIP stubs on the host emulator, whose
 // blocks run one host thread per GPU thread with real barriers and run one block at a
 // time: the GPU suites' checks (cuda/gpu_reduce_checks.hpp: int64 sums split into
-// parts, the last-arriving group combining the partials, with groups of 32, 64, 96 and
+// parts, the last-arriving group combining the partials, with groups of 32, 64, 72 and
 // 256 threads; float sums bit for bit between runs and near a host double sum; min and
 // max of int32, any and all, bit_xor; a rank-3 domain reduced along each dimension in
 // combine and assign modes; empty domains; custom combiners; the other element types),

@@ -1,7 +1,7 @@
 // Sort launches through the real CUDA and HIP stubs on the host emulator, whose blocks
 // run one host thread per GPU thread with real barriers, one block at a time: the GPU
 // suites' checks (cuda/gpu_sort_checks.hpp: int64 keys with ties and their permutation
-// with groups of 32, 64, 96 and 256 threads over one part, a few and forty, a rank-3
+// with groups of 32, 64, 72 and 256 threads over one part, a few and forty, a rank-3
 // domain along each dimension in C and Fortran order, floats with NaNs both ways and a
 // custom order with a payload, other element types, empty and one-element domains),
 // each against std::stable_sort on the host, with warp widths 32 and 64 (HIP both).
