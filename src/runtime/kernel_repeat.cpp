@@ -1,8 +1,10 @@
 // Kernel::repeat: IrGL's loop of a kernel until its Any or All flag says stop
 // (docs/patterns.md). Every check is made before the first launch: the options here,
 // the arguments as the first iteration has them by that launch's own checks, and as
-// the iterations after a trade have them by preparing that launch (which binds and
-// plans it and finds or compiles its stub). Each iteration is an ordinary reduce
+// the iterations after a trade have them by checking that launch as it will run
+// (detail::check_launch: it binds and plans it and finds or compiles the stub the launch
+// runs; under Specialize::background the generic one, so the loop does not wait for the
+// specialized compile its worker makes). Each iteration is an ordinary reduce
 // launch whose flag is assigned, then read back (on the CPU backend from host memory:
 // no transfer), and the double buffers traded before the next.
 #include <string>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "runtime/kernel_state.hpp"
+#include "runtime/launch_steps.hpp"
 #include "runtime/reduce_launch.hpp"
 #include "runtime/runtime_state.hpp"
 #include "stubjit/error.hpp"
@@ -122,11 +125,13 @@ RepeatSummary Kernel::repeat_args(const Domain& domain, const Arg* args, std::si
   launch.reduce_update = ReduceUpdate::assign;
   RepeatSummary summary;
   if (!options.swaps.empty() && options.max_iterations > 1) {
-    // The arguments after a trade: bound (types, access, aliasing), planned and their
-    // stub found or compiled now, not after the first iteration has written a buffer.
+    // The arguments after a trade: bound (types, access, aliasing), planned and the stub
+    // their launch runs found or compiled now, not after the first iteration has written
+    // a buffer.
     std::vector<Arg> traded = all;
     trade(traded, options);
-    summary.compiled = prepare_args(domain, traded.data(), traded.size(), launch).compiled;
+    summary.compiled =
+        detail::check_launch(kernel, domain, traded.data(), traded.size(), launch).compiled;
   }
   // The arguments as they are: the first launch's own checks, before it runs.
   const bool stop_when = flag.combiner == Combiner::all;  // all: done; any: nothing changed

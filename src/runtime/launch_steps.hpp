@@ -59,7 +59,8 @@ const LoadedStub& stub_to_run(KernelState& kernel, const StubIdentity& identity,
                               LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold);
 // A launch's checks and the stub it would run, found or compiled as the launch would
 // (the generic one where Specialize::background still compiles the kernel's own),
-// without issuing anything: what SplitKernel runs on every part before it launches any.
+// without issuing anything: what SplitKernel runs on every part before it launches any,
+// and Kernel::repeat on the launch after its first trade.
 LaunchSummary check_launch(KernelState& kernel, const Domain& domain, const Arg* args,
                            std::size_t count, const LaunchOptions& options);
 

@@ -4,6 +4,7 @@
 // loop every time, so a launch that ran the wrong stub for its values would show.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -149,6 +150,53 @@ TEST(BackgroundSpecialization, SplitKernelPartsDoNotWaitForTheSpecializedStub) {
     EXPECT_FALSE(part.generic);
     EXPECT_FALSE(part.compiled);
   }
+}
+
+// Kernel::repeat with swaps checks the launch after the first trade before its first
+// iteration, as that launch would run: the generic stub compiled there, the specialized
+// one queued on the worker (a check that compiled the specialized stub itself made the
+// loop wait for it, and left the generic one uncompiled).
+TEST(BackgroundSpecialization, RepeatWithSwapsDoesNotWaitForTheSpecializedStub) {
+  Runtime runtime(test::cpu_memory_only_options());
+  KernelSource source{
+      "divide",
+      {specialized<i32>("d"), in<i32>("x"), inout<i32>("y"), result<bool>("done", Combiner::all)},
+      "y = x / d; done = y == 0;"};
+  source.specialize = Specialize::background;
+  Kernel divide = runtime.kernel(source);
+  const std::vector<i32> values = {1000, 3, 0, 77, -500, 26};
+  const i32 d = 3;
+  // The host's loop: divide until every element is zero, every state kept.
+  std::vector<std::vector<i32>> states{values};
+  for (bool done = false; !done;) {
+    std::vector<i32> next;
+    for (const i32 v : states.back()) next.push_back(v / d);
+    done = std::all_of(next.begin(), next.end(), [](i32 v) { return v == 0; });
+    states.push_back(std::move(next));
+  }
+  const auto iterations = static_cast<std::int64_t>(states.size()) - 1;
+  const std::vector<i32>& last = states.back();
+  const std::vector<i32>& before = states[states.size() - 2];
+  ASSERT_EQ(iterations, 7);  // 1000 needs seven divisions by 3
+  const auto n = static_cast<std::int64_t>(values.size());
+  Field a = runtime.allocate<i32>({n}), b = runtime.allocate<i32>({n});
+  a.copy_from(values);
+  RepeatOptions options;
+  options.swaps = {{a, b}};
+  const RepeatSummary summary = divide.repeat(options, Domain{n}, d, a, b);
+  EXPECT_TRUE(summary.converged);
+  EXPECT_EQ(summary.iterations, iterations);
+  EXPECT_TRUE(summary.compiled);
+  EXPECT_EQ((summary.swapped ? a : b).to_vector<i32>(), last);
+  EXPECT_EQ((summary.swapped ? b : a).to_vector<i32>(), before);
+  divide.finish_specializing();
+  EXPECT_EQ(runtime.counters().compiles, 2u);  // generic (the check's), specialized (the worker's)
+  a.copy_from(values);
+  const RepeatSummary again = divide.repeat(options, Domain{n}, d, a, b);
+  EXPECT_EQ(again.iterations, iterations);
+  EXPECT_FALSE(again.compiled);
+  EXPECT_EQ((again.swapped ? a : b).to_vector<i32>(), last);
+  EXPECT_EQ(runtime.counters().compiles, 2u);
 }
 
 // The last handle of a kernel may go while its worker compiles: the compile under way
