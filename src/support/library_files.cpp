@@ -56,11 +56,6 @@ std::filesystem::path image_holding_this_code(bool& in_shared_library) {
   return holder.is_absolute() ? holder : std::filesystem::path();
 }
 
-bool inside(const std::filesystem::path& path, const char* folder) {
-  const std::string prefix = std::filesystem::path(folder).lexically_normal().string() + "/";
-  return path.lexically_normal().string().rfind(prefix, 0) == 0;
-}
-
 }  // namespace
 
 std::string find_beside_library(const std::string& name, const char* build_tree_path,
@@ -80,14 +75,25 @@ std::string find_beside_library(const std::string& name, const char* build_tree_
   // Only a program of the build tree itself (the tests) may use the build tree's
   // files: never libstubjit.so, and never a program installed elsewhere that was
   // linked with the static archive (the installed compile worker).
-  if (build_tree_path && !in_shared_library && inside(holder, STUBJIT_BUILD_DIR) &&
+  if (build_tree_path && !in_shared_library && lies_inside(holder.string(), STUBJIT_BUILD_DIR) &&
       ::access(build_tree_path, mode) == 0)
     return build_tree_path;
 #else
   static_cast<void>(build_tree_path);
-  static_cast<void>(&inside);
 #endif
   return "";
+}
+
+bool lies_inside(const std::string& path, const std::string& folder) {
+  // weakly_canonical: the parts that exist have their links resolved, the rest is
+  // normalized; a path that cannot be read at all is compared as written.
+  const auto resolved = [](const std::string& p) {
+    std::error_code error;
+    std::filesystem::path out = std::filesystem::weakly_canonical(p, error);
+    return error ? std::filesystem::path(p).lexically_normal() : out;
+  };
+  const std::string prefix = (resolved(folder) / "").string();
+  return resolved(path).string().rfind(prefix, 0) == 0;
 }
 
 }  // namespace stubjit::detail

@@ -19,4 +19,10 @@ namespace stubjit::detail {
 std::string find_beside_library(const std::string& name, const char* build_tree_path,
                                 bool executable);
 
+// Whether `path` lies inside `folder`, both with their links resolved: a program's path
+// comes from /proc/self/exe, always resolved, while the build tree's is the one CMake
+// was given, which may pass through a link (a home folder that is one, or a build tree
+// reached through one on another machine).
+bool lies_inside(const std::string& path, const std::string& folder);
+
 }  // namespace stubjit::detail
