@@ -3,8 +3,8 @@
 # CUDA toolkit, but no package registry. Run from the repository root, with the folder
 # scripts/gpu-bundle.sh made on a Debian 12 machine:
 #
-#   scripts/gpu-check.sh [--bundle DIR] [--build DIR] [--jobs N] [--quick-bench] [--no-memcheck]
-#                        [--no-gpu-ok]
+#   scripts/gpu-check.sh [--bundle DIR | --prebuilt DIR] [--build DIR] [--jobs N] [--quick-bench]
+#                        [--no-memcheck] [--no-gpu-ok]
 #
 #   1. unpacks the bundle's packages (deps.tar) into <build>/deps: no root, no apt;
 #   2. builds the library without the CPU backend (-DSTUBJIT_CPU_BACKEND=OFF: no LLVM),
@@ -21,6 +21,9 @@
 # clean-container check of docs/cuda.md, which has no GPU).
 #
 #   --bundle DIR     the packages (default build/gpu-bundle)
+#   --prebuilt DIR   no steps 1 and 2: the tree scripts/gpu-prebuild.sh built and packed
+#                    into DIR here, linked to the paths it was configured at (they must
+#                    be free on the GPU machine, or be this repository and DIR)
 #   --build DIR      the build directory (default build-gpu)
 #   --jobs N         tests run at once (default 4: a few of them take several GiB of the
 #                    device's memory each)
@@ -32,9 +35,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
 bundle=build/gpu-bundle
 build="build-gpu"
+prebuilt=
 quick_bench=0
 jobs=4
 no_gpu_ok=0
@@ -43,6 +47,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --bundle) bundle=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
+    --prebuilt) prebuilt=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --quick-bench) quick_bench=1; shift ;;
     --no-gpu-ok) no_gpu_ok=1; shift ;;
@@ -58,38 +63,70 @@ fail() {
   exit 1
 }
 
-for tool in cmake ninja tar; do
-  command -v "$tool" >/dev/null || fail "needs $tool"
-done
-command -v c++ >/dev/null || command -v g++ >/dev/null || fail "needs a C++ compiler (c++ or g++)"
-[ -d "$bundle" ] || fail "no bundle at $bundle: run scripts/gpu-bundle.sh on a Debian 12 machine" \
-  "and carry the folder here"
 cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
 [ -d "$cuda_home" ] || say "no CUDA toolkit at $cuda_home: NVRTC must be on the loader's path"
+built_at=
 
-# --- 1. the packages, unpacked on the bundling machine: only tar here ----------------------
-deps=$PWD/$build/deps
-[ -f "$bundle/deps.tar" ] || fail "no $bundle/deps.tar: run scripts/gpu-bundle.sh on a Debian 12" \
-  "machine and carry the folder here"
-rm -rf "$deps"
-mkdir -p "$deps"
-tar -xf "$bundle/deps.tar" -C "$deps" || fail "cannot unpack $bundle/deps.tar"
-say "unpacked $(wc -l <"$bundle/packages.txt" 2>/dev/null || echo "the") packages into $deps"
-libdir=$(dirname "$(find "$deps" -name 'spdlogConfig.cmake' -print -quit)")
-libdir=${libdir%/cmake/spdlog}
-[ -d "$libdir" ] || fail "the bundle has no spdlog CMake package"
+if [ -n "$prebuilt" ]; then
+  # --- 1 and 2, prebuilt: the paths the tree was configured at lead here ---------------------
+  command -v ctest >/dev/null || fail "needs ctest"
+  [ -f "$prebuilt/prebuilt.env" ] || fail "no $prebuilt/prebuilt.env: run scripts/gpu-prebuild.sh" \
+    "on a Debian 12 machine and carry its pack here"
+  value() { sed -n "s/^$1=//p" "$prebuilt/prebuilt.env"; }
+  source_root=$(value source_root)
+  build=$(value build_dir)
+  built_at=$(value commit)
+  pack=$(cd "$prebuilt" && pwd)
+  if [ ! "$source_root" -ef "$PWD" ]; then
+    [ ! -e "$source_root" ] && [ ! -L "$source_root" ] ||
+      fail "the tree was configured at $source_root, which is something else here"
+    mkdir -p "$(dirname "$source_root")"
+    ln -s "$PWD" "$source_root"
+    say "linked $source_root to this repository"
+  fi
+  if [ ! "$build" -ef "$pack" ]; then
+    [ ! -e "$build" ] && [ ! -L "$build" ] ||
+      fail "the tree was built at $build, which is something else here"
+    ln -s "$pack" "$build"
+    say "linked $build to $pack"
+  fi
+  log=$build/gpu-check.log
+  : >"$log"
+  export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  say "prebuilt at $built_at ($(value built_on); $(value compiler))"
+else
+  for tool in cmake ninja tar; do
+    command -v "$tool" >/dev/null || fail "needs $tool"
+  done
+  command -v c++ >/dev/null || command -v g++ >/dev/null || fail "needs a C++ compiler (c++ or g++)"
+  [ -d "$bundle" ] || fail "no bundle at $bundle: run scripts/gpu-bundle.sh on a Debian 12 machine" \
+    "and carry the folder here"
 
-# --- 2. build -------------------------------------------------------------------------------
-log=$PWD/$build/gpu-check.log
-: >"$log"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTUBJIT_CPU_BACKEND=OFF \
-  -DSTUBJIT_PYTHON=OFF -DSTUBJIT_FORTRAN=OFF \
-  -DCMAKE_PREFIX_PATH="$deps/usr" -Dspdlog_DIR="$libdir/cmake/spdlog" -Dfmt_DIR="$libdir/cmake/fmt" \
-  -DGTest_DIR="$libdir/cmake/GTest" -Dbenchmark_DIR="$libdir/cmake/benchmark" \
-  -Dxxhash_INCLUDE_DIRS="$deps/usr/include" >>"$log" 2>&1 || fail "configure (see $log)"
-ninja -C "$build" -k 0 >>"$log" 2>&1 || fail "build (see $log; -k 0: every failing file is in it)"
-say "built in $build"
-export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # --- 1. the packages, unpacked on the bundling machine: only tar here ----------------------
+  deps=$PWD/$build/deps
+  [ -f "$bundle/deps.tar" ] || fail "no $bundle/deps.tar: run scripts/gpu-bundle.sh on a Debian 12" \
+    "machine and carry the folder here"
+  rm -rf "$deps"
+  mkdir -p "$deps"
+  tar -xf "$bundle/deps.tar" -C "$deps" || fail "cannot unpack $bundle/deps.tar"
+  say "unpacked $(wc -l <"$bundle/packages.txt" 2>/dev/null || echo "the") packages into $deps"
+  libdir=$(dirname "$(find "$deps" -name 'spdlogConfig.cmake' -print -quit)")
+  libdir=${libdir%/cmake/spdlog}
+  [ -d "$libdir" ] || fail "the bundle has no spdlog CMake package"
+
+  # --- 2. build -------------------------------------------------------------------------------
+  log=$PWD/$build/gpu-check.log
+  : >"$log"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTUBJIT_CPU_BACKEND=OFF \
+    -DSTUBJIT_PYTHON=OFF -DSTUBJIT_FORTRAN=OFF \
+    -DCMAKE_PREFIX_PATH="$deps/usr" -Dspdlog_DIR="$libdir/cmake/spdlog" -Dfmt_DIR="$libdir/cmake/fmt" \
+    -DGTest_DIR="$libdir/cmake/GTest" -Dbenchmark_DIR="$libdir/cmake/benchmark" \
+    -Dxxhash_INCLUDE_DIRS="$deps/usr/include" >>"$log" 2>&1 || fail "configure (see $log)"
+  ninja -C "$build" -k 0 >>"$log" 2>&1 || fail "build (see $log; -k 0: every failing file is in it)"
+  say "built in $build"
+  export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  case $build in /*) ;; *) build=$PWD/$build ;; esac
+fi
 
 # --- 3. the results file's head --------------------------------------------------------------
 gpu_name=unknown
@@ -99,7 +136,7 @@ if command -v nvidia-smi >/dev/null; then
   gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || true)
 fi
 slug=$(tr -cs '[:alnum:]' '-' <<<"${gpu_name:-unknown}" | sed 's/^-//; s/-$//' | tr '[:upper:]' '[:lower:]')
-out_dir=${OUT:-$PWD/$build/gpu-check}
+out_dir=${OUT:-$build/gpu-check}
 mkdir -p "$out_dir"
 results=$out_dir/gpu-check-$(date -u +%F)-${slug:-unknown}.md
 nvcc_version=$("$cuda_home/bin/nvcc" --version 2>/dev/null | tail -2 | tr '\n' ' ' || true)
@@ -111,7 +148,7 @@ set -e
 {
   echo "# scripts/gpu-check.sh on $(date -u '+%F %H:%M UTC')"
   echo
-  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)${built_at:+ (programs prebuilt at $built_at)}"
   echo "- device (nvidia-smi):"
   echo '```'
   echo "$smi"

@@ -8,7 +8,8 @@
 #   FILTER       a --benchmark_filter (default: every case); ^saxpy/ and ^stencil/ split
 #                the matrix in two calls where one does not fit
 #   --quick      every case once at 4096 elements: the element-by-element checks only
-#   --build DIR  the build directory gpu-check.sh used (default build-gpu)
+#   --build DIR  the build directory gpu-check.sh used (default build-gpu; after
+#                gpu-check.sh --prebuilt, the link it made or the pack itself)
 #
 # Writes gpu-shapes-<date>[-quick].json and its log into $OUT when set (the device tool
 # brings $OUT back), else <build>/gpu-shapes/; bench/shape_table.py --target 0.97 makes
@@ -24,7 +25,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --build) build=$2; shift 2 ;;
     --quick) quick=1; shift ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "gpu-shapes: unknown argument '$1' (--help)" >&2; exit 2 ;;
     *) filter=$1; shift ;;
   esac
@@ -35,6 +36,8 @@ program=$build/bench/bench_gpu_shapes
 libdir=$(dirname "$(find "$build/deps" -name 'spdlogConfig.cmake' -print -quit 2>/dev/null)")
 libdir=${libdir%/cmake/spdlog}
 [ -d "$libdir" ] && export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# A tree from scripts/gpu-prebuild.sh carries its libraries in lib/.
+[ -d "$build/lib" ] && export LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 out_dir=${OUT:-$PWD/$build/gpu-shapes}
 mkdir -p "$out_dir"
