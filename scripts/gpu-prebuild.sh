@@ -49,7 +49,7 @@ say "built $build"
 
 rm -rf "$pack"
 mkdir -p "$pack/lib"
-tar -C "$build" --exclude=./CMakeFiles --exclude='*.a' --exclude='*.o' --exclude=./deps \
+tar -C "$build" --exclude=CMakeFiles --exclude='*.a' --exclude='*.o' --exclude=./deps \
   --exclude=./gpu-check --exclude=./gpu-shapes --exclude=./.ninja_deps --exclude=./.ninja_log \
   -cf - . | tar -C "$pack" -xf -
 
