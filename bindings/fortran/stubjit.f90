@@ -108,9 +108,13 @@ module stubjit
   end type
 
   interface
-    subroutine c_runtime_options_init(options) bind(c, name="stubjit_runtime_options_init")
-      import :: c_runtime_options
+    ! The library writes no more of a struct than the size it is given: this module's
+    ! copy of it, which may be shorter than the library's.
+    subroutine c_runtime_options_init(options, size) &
+        bind(c, name="stubjit_runtime_options_init_sized")
+      import :: c_runtime_options, c_size_t
       type(c_runtime_options), intent(out) :: options
+      integer(c_size_t), value :: size
     end subroutine
     integer(c_int) function c_runtime_create(options, out) bind(c, name="stubjit_runtime_create")
       import :: c_int, c_runtime_options, c_ptr
@@ -121,9 +125,11 @@ module stubjit
       import :: c_ptr
       type(c_ptr), value :: runtime
     end subroutine
-    subroutine c_kernel_source_init(source) bind(c, name="stubjit_kernel_source_init")
-      import :: c_kernel_source
+    subroutine c_kernel_source_init(source, size, param_size) &
+        bind(c, name="stubjit_kernel_source_init_sized")
+      import :: c_kernel_source, c_size_t
       type(c_kernel_source), intent(out) :: source
+      integer(c_size_t), value :: size, param_size
     end subroutine
     integer(c_int) function c_kernel_create(runtime, source, out) &
         bind(c, name="stubjit_kernel_create")
@@ -288,9 +294,8 @@ contains
     type(c_runtime_options) :: options
     character(kind=c_char), allocatable, target :: backend_c(:)
     module_error = .false.
-    call c_runtime_options_init(options)
-    ! The library reads no more than this module's copy of the struct holds.
-    options%struct_size = int(storage_size(options) / 8, c_size_t)
+    ! The library writes and reads no more than this module's copy of the struct holds.
+    call c_runtime_options_init(options, int(storage_size(options) / 8, c_size_t))
     if (present(backend)) then
       call c_string(backend, backend_c)
       options%backend = c_loc(backend_c)
@@ -373,9 +378,8 @@ contains
                             less=c_null_ptr, payload=0)
       at = at + n + 1
     end do
-    call c_kernel_source_init(source)
-    source%struct_size = int(storage_size(source) / 8, c_size_t)
-    source%param_size = int(storage_size(c_params(1)) / 8, c_size_t)
+    call c_kernel_source_init(source, int(storage_size(source) / 8, c_size_t), &
+                              int(storage_size(c_params(1)) / 8, c_size_t))
     source%name = c_loc(name_c)
     source%params = c_loc(c_params)
     source%param_count = int(size(params), c_size_t)

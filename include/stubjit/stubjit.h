@@ -36,7 +36,7 @@ extern "C" {
 
 /* The C API's version: the library's (stubjit_version() says which one is loaded). */
 #define STUBJIT_VERSION_MAJOR 0
-#define STUBJIT_VERSION_MINOR 10
+#define STUBJIT_VERSION_MINOR 11
 
 /* --- status and errors ------------------------------------------------------------ */
 
@@ -88,7 +88,7 @@ STUBJIT_C_API const stubjit_error* stubjit_last_error(void);
 STUBJIT_C_API void stubjit_clear_error(void);
 /* "STUBJIT_PLAN_ERROR", ...; "unknown status" for a value not listed. */
 STUBJIT_C_API const char* stubjit_status_name(stubjit_status status);
-/* "0.10.0": the loaded library's version. */
+/* "0.11.0": the loaded library's version. */
 STUBJIT_C_API const char* stubjit_version(void);
 
 /* --- types ------------------------------------------------------------------------ */
@@ -143,7 +143,13 @@ typedef struct stubjit_domain_s* stubjit_domain;
 
 /* RuntimeOptions (include/stubjit/runtime.hpp says what each does). Fill it with
  * stubjit_runtime_options_init, then change what you need: struct_size tells the
- * library which members your build of this header has. Strings may be NULL or "". */
+ * library which members your build of this header has. Strings may be NULL or "".
+ *
+ * Each struct the caller fills has an _init function, inline in this header, that
+ * passes the library the caller's sizeof: the library writes the defaults of those
+ * bytes only, so a program built with an older header, whose struct is shorter, is
+ * never written past its end (bindings call the _init_sized function with their own
+ * size). */
 typedef struct stubjit_runtime_options {
   size_t struct_size;
   const char* backend; /* "cpu", "cuda", "hip"; NULL: $STUBJIT_BACKEND, else automatic */
@@ -168,9 +174,20 @@ typedef struct stubjit_runtime_options {
    * smaller launch shape); NULL: the device's. Plans are still checked against the
    * device's own before anything runs. */
   const struct stubjit_device_limits* limits;
+  /* Read-only cache layers (RuntimeOptions::cache_layers), searched in this order after
+   * the writable cache, cache_layer_count directories; 0: $STUBJIT_CACHE_LAYERS. */
+  const char* const* cache_layers;
+  size_t cache_layer_count;
 } stubjit_runtime_options;
 
-STUBJIT_C_API void stubjit_runtime_options_init(stubjit_runtime_options* options);
+/* The defaults, in the first `size` bytes of *options (at most the library's struct);
+ * struct_size is set to that. Nothing is written for a NULL options or a size too small
+ * to hold struct_size. */
+STUBJIT_C_API void stubjit_runtime_options_init_sized(stubjit_runtime_options* options,
+                                                      size_t size);
+static inline void stubjit_runtime_options_init(stubjit_runtime_options* options) {
+  stubjit_runtime_options_init_sized(options, sizeof *options);
+}
 
 /* options NULL: the defaults. */
 STUBJIT_C_API stubjit_status stubjit_runtime_create(const stubjit_runtime_options* options,
@@ -197,7 +214,10 @@ typedef struct stubjit_device_limits {
 STUBJIT_C_API stubjit_status stubjit_runtime_limits(stubjit_runtime runtime,
                                                     stubjit_device_limits* out);
 
+/* CacheCounters. The library writes the members up to struct_size, which the caller
+ * sets (sizeof). */
 typedef struct stubjit_cache_counters {
+  size_t struct_size;
   uint64_t compiles;
   uint64_t compile_failures;
   uint64_t memory_hits;
@@ -205,6 +225,7 @@ typedef struct stubjit_cache_counters {
   uint64_t disk_hits;
   uint64_t disk_writes;
   uint64_t disk_rejected;
+  uint64_t layer_hits; /* those of disk_hits that came from a read-only layer */
 } stubjit_cache_counters;
 
 /* Waits for the pending disk-cache writes first, as Runtime::counters does. */
@@ -389,7 +410,12 @@ typedef struct stubjit_kernel_source {
   stubjit_specialize specialize;
 } stubjit_kernel_source;
 
-STUBJIT_C_API void stubjit_kernel_source_init(stubjit_kernel_source* source);
+/* As stubjit_runtime_options_init_sized; param_size is set to `param_size`. */
+STUBJIT_C_API void stubjit_kernel_source_init_sized(stubjit_kernel_source* source, size_t size,
+                                                    size_t param_size);
+static inline void stubjit_kernel_source_init(stubjit_kernel_source* source) {
+  stubjit_kernel_source_init_sized(source, sizeof *source, sizeof(stubjit_param));
+}
 
 /* Validates the description; nothing compiles until a launch or prepare needs a stub. */
 STUBJIT_C_API stubjit_status stubjit_kernel_create(stubjit_runtime runtime,
@@ -437,7 +463,10 @@ typedef struct stubjit_launch_options {
   int reduce_assign;    /* 1: overwrite the result; 0: combine with it (default) */
 } stubjit_launch_options;
 
-STUBJIT_C_API void stubjit_launch_options_init(stubjit_launch_options* options);
+STUBJIT_C_API void stubjit_launch_options_init_sized(stubjit_launch_options* options, size_t size);
+static inline void stubjit_launch_options_init(stubjit_launch_options* options) {
+  stubjit_launch_options_init_sized(options, sizeof *options);
+}
 
 /* LaunchSummary. The library writes the members up to struct_size, which the caller
  * sets (sizeof). */
@@ -512,7 +541,10 @@ typedef struct stubjit_repeat_options {
   size_t swap_count;
 } stubjit_repeat_options;
 
-STUBJIT_C_API void stubjit_repeat_options_init(stubjit_repeat_options* options);
+STUBJIT_C_API void stubjit_repeat_options_init_sized(stubjit_repeat_options* options, size_t size);
+static inline void stubjit_repeat_options_init(stubjit_repeat_options* options) {
+  stubjit_repeat_options_init_sized(options, sizeof *options);
+}
 
 typedef struct stubjit_repeat_summary {
   size_t struct_size;

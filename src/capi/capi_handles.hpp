@@ -2,7 +2,9 @@
 // its C++ body in (src/capi/*.cpp): no exception crosses into C.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -85,6 +87,18 @@ bool has_member(const Struct& s, const Member& member) {
   const auto end =
       reinterpret_cast<const char*>(&member) + sizeof(Member) - reinterpret_cast<const char*>(&s);
   return s.struct_size >= static_cast<std::size_t>(end);
+}
+
+// An _init_sized function's write: the defaults of the first `size` bytes of *out (at
+// most the library's struct), struct_size set to that, so that a caller built with an
+// older, shorter struct is not written past its end. Nothing for a NULL out or a size
+// that cannot hold struct_size.
+template <class Struct>
+void init_prefix(Struct* out, std::size_t size, Struct defaults) {
+  if (out == nullptr || size < sizeof(std::size_t)) return;
+  const std::size_t written = std::min(size, sizeof(Struct));
+  defaults.struct_size = written;
+  std::memcpy(static_cast<void*>(out), &defaults, written);
 }
 
 // A C string that may be NULL, as a std::string ("" for NULL).

@@ -266,26 +266,24 @@ Call call_of(stubjit_kernel kernel, const stubjit_launch_options* options, stubj
 
 extern "C" {
 
-void stubjit_kernel_source_init(stubjit_kernel_source* source) {
-  if (source == nullptr) return;
-  *source = stubjit_kernel_source{};
-  source->struct_size = sizeof(stubjit_kernel_source);
-  source->param_size = sizeof(stubjit_param);
+void stubjit_kernel_source_init_sized(stubjit_kernel_source* source, size_t size,
+                                      size_t param_size) {
+  stubjit_kernel_source defaults{};
+  defaults.param_size = param_size;
+  init_prefix(source, size, defaults);
 }
 
-void stubjit_repeat_options_init(stubjit_repeat_options* options) {
-  if (options == nullptr) return;
-  *options = stubjit_repeat_options{};
-  options->struct_size = sizeof(stubjit_repeat_options);
-  options->max_iterations = stubjit::RepeatOptions{}.max_iterations;
+void stubjit_repeat_options_init_sized(stubjit_repeat_options* options, size_t size) {
+  stubjit_repeat_options defaults{};
+  defaults.max_iterations = stubjit::RepeatOptions{}.max_iterations;
+  init_prefix(options, size, defaults);
 }
 
-void stubjit_launch_options_init(stubjit_launch_options* options) {
-  if (options == nullptr) return;
-  *options = stubjit_launch_options{};
-  options->struct_size = sizeof(stubjit_launch_options);
-  options->mode = STUBJIT_MODE_AUTO;
-  options->reduce_dimension = -1;
+void stubjit_launch_options_init_sized(stubjit_launch_options* options, size_t size) {
+  stubjit_launch_options defaults{};
+  defaults.mode = STUBJIT_MODE_AUTO;
+  defaults.reduce_dimension = -1;
+  init_prefix(options, size, defaults);
 }
 
 stubjit_status stubjit_kernel_create(stubjit_runtime runtime, const stubjit_kernel_source* source,

@@ -67,6 +67,8 @@ stubjit::RuntimeOptions runtime_options(const stubjit_runtime_options& c) {
     l.max_shared_bytes = c.limits->max_shared_bytes;
     o.limits = l;
   }
+  if (has_member(c, c.cache_layer_count))
+    o.cache_layers = strings(c.cache_layers, c.cache_layer_count, "cache_layers");
   return o;
 }
 
@@ -112,15 +114,14 @@ stubjit_status new_field(stubjit_field* out, Make&& make) {
 
 extern "C" {
 
-void stubjit_runtime_options_init(stubjit_runtime_options* options) {
-  if (options == nullptr) return;
-  *options = stubjit_runtime_options{};
-  options->struct_size = sizeof(stubjit_runtime_options);
-  options->disk_cache = 1;
-  options->compile_timeout_ms = -1;
-  options->memory_cache_stubs = -1;
-  options->fuse_dimensions = 1;
-  options->specialize_short_rows = 1;
+void stubjit_runtime_options_init_sized(stubjit_runtime_options* options, size_t size) {
+  stubjit_runtime_options defaults{};
+  defaults.disk_cache = 1;
+  defaults.compile_timeout_ms = -1;
+  defaults.memory_cache_stubs = -1;
+  defaults.fuse_dimensions = 1;
+  defaults.specialize_short_rows = 1;
+  init_prefix(options, size, defaults);
 }
 
 stubjit_status stubjit_runtime_create(const stubjit_runtime_options* options,
@@ -184,9 +185,20 @@ stubjit_status stubjit_runtime_limits(stubjit_runtime runtime, stubjit_device_li
 stubjit_status stubjit_runtime_counters(stubjit_runtime runtime, stubjit_cache_counters* out) {
   return guarded([&] {
     require_out(out, "out");
+    if (out->struct_size < sizeof(std::size_t))
+      throw InvalidArgument{"stubjit_cache_counters.struct_size is not set (sizeof)"};
     const stubjit::CacheCounters c = require(runtime, "runtime").runtime.counters();
-    *out = stubjit_cache_counters{c.compiles,  c.compile_failures, c.memory_hits,  c.launches,
-                                  c.disk_hits, c.disk_writes,      c.disk_rejected};
+    stubjit_cache_counters full{};
+    full.struct_size = out->struct_size;
+    full.compiles = c.compiles;
+    full.compile_failures = c.compile_failures;
+    full.memory_hits = c.memory_hits;
+    full.launches = c.launches;
+    full.disk_hits = c.disk_hits;
+    full.disk_writes = c.disk_writes;
+    full.disk_rejected = c.disk_rejected;
+    full.layer_hits = c.layer_hits;
+    std::memcpy(static_cast<void*>(out), &full, std::min(out->struct_size, sizeof full));
   });
 }
 

@@ -181,6 +181,7 @@ static stubjit_field new_field(stubjit_runtime runtime, stubjit_type type, int r
 static stubjit_cache_counters counters_of(stubjit_runtime runtime) {
   stubjit_cache_counters counters;
   memset(&counters, 0xff, sizeof counters);
+  counters.struct_size = sizeof counters;
   CHECK_OK(stubjit_runtime_counters(runtime, &counters));
   return counters;
 }
@@ -761,6 +762,7 @@ static void check_nothing_ran_at(const char* file, int line, stubjit_runtime run
   stubjit_cache_counters counters;
   int i, same = 1;
   memset(&counters, 0xff, sizeof counters);
+  counters.struct_size = sizeof counters;
   check_status(file, line, "stubjit_runtime_counters", stubjit_runtime_counters(runtime, &counters),
                STUBJIT_OK);
   check_int(file, line, "counters.launches (nothing ran)", (long long)counters.launches,
@@ -1376,6 +1378,196 @@ static void test_launch_error_on_the_fake_cuda_driver(void) {
   stubjit_runtime_destroy(runtime);
 }
 
+/* --- the structs of an older header: never written past their end ----------------- */
+
+/* Every byte of buffer[from, to) is still `fill`. */
+static int untouched(const unsigned char* buffer, size_t from, size_t to, unsigned char fill) {
+  size_t i;
+  for (i = from; i < to; ++i)
+    if (buffer[i] != fill) return 0;
+  return 1;
+}
+
+/* A program built with an older header has shorter structs: its _init (inline, with its
+ * own sizeof) and the library's counters write no byte past them, and what the library
+ * reads of them is what they hold. Shorter structs stand in here as a prefix of a
+ * buffer whose bytes after it must keep their fill. */
+static void test_older_struct_sizes(void) {
+  enum { FILL = 0x5a };
+  static unsigned char buffer[1024];
+  stubjit_runtime_options* options = (stubjit_runtime_options*)(void*)buffer;
+  stubjit_kernel_source* source = (stubjit_kernel_source*)(void*)buffer;
+  stubjit_launch_options* launch = (stubjit_launch_options*)(void*)buffer;
+  stubjit_repeat_options* repeat = (stubjit_repeat_options*)(void*)buffer;
+  stubjit_cache_counters* counters = (stubjit_cache_counters*)(void*)buffer;
+  const size_t old_options = offsetof(stubjit_runtime_options, cache_layers);
+  const size_t old_source = offsetof(stubjit_kernel_source, specialize);
+  const size_t old_launch = offsetof(stubjit_launch_options, reduce_dimension);
+  const size_t old_repeat = offsetof(stubjit_repeat_options, swaps);
+  const size_t old_counters = offsetof(stubjit_cache_counters, layer_hits);
+  stubjit_runtime runtime = NULL;
+
+  memset(buffer, FILL, sizeof buffer);
+  stubjit_runtime_options_init_sized(options, old_options);
+  CHECK_INT(options->struct_size, old_options);
+  CHECK_INT(options->disk_cache, 1);
+  CHECK_INT(options->compile_timeout_ms, -1);
+  CHECK(options->limits == NULL);
+  CHECK(untouched(buffer, old_options, sizeof buffer, FILL));
+  /* What the library reads of it: the members it holds, the defaults for the others
+   * (the fill bytes where cache_layers would be are never read). */
+  options->backend = "cpu";
+  options->disk_cache = 0;
+  CHECK_OK(stubjit_runtime_create(options, &runtime));
+  CHECK(runtime != NULL);
+  if (runtime != NULL) {
+    CHECK_STR(stubjit_runtime_cache_dir(runtime), "");
+    memset(buffer, FILL, sizeof buffer);
+    counters->struct_size = old_counters;
+    CHECK_OK(stubjit_runtime_counters(runtime, counters));
+    CHECK_INT(counters->struct_size, old_counters);
+    CHECK_INT(counters->compiles, 0);
+    CHECK_INT(counters->disk_rejected, 0);
+    CHECK(untouched(buffer, old_counters, sizeof buffer, FILL));
+    memset(buffer, 0, sizeof buffer);
+    CHECK_STATUS(stubjit_runtime_counters(runtime, counters), STUBJIT_INVALID_ARGUMENT);
+    CHECK_CONTAINS(stubjit_last_error()->message, "struct_size");
+    CHECK(untouched(buffer, 0, sizeof buffer, 0));
+    stubjit_runtime_destroy(runtime);
+  }
+
+  memset(buffer, FILL, sizeof buffer);
+  stubjit_kernel_source_init_sized(source, old_source, 40);
+  CHECK_INT(source->struct_size, old_source);
+  CHECK_INT(source->param_size, 40); /* the caller's stubjit_param, not the library's */
+  CHECK_INT(source->param_count, 0);
+  CHECK(untouched(buffer, old_source, sizeof buffer, FILL));
+
+  memset(buffer, FILL, sizeof buffer);
+  stubjit_launch_options_init_sized(launch, old_launch);
+  CHECK_INT(launch->struct_size, old_launch);
+  CHECK_INT(launch->mode, STUBJIT_MODE_AUTO);
+  CHECK(untouched(buffer, old_launch, sizeof buffer, FILL));
+
+  memset(buffer, FILL, sizeof buffer);
+  stubjit_repeat_options_init_sized(repeat, old_repeat);
+  CHECK_INT(repeat->struct_size, old_repeat);
+  CHECK_INT(repeat->max_iterations, 1 << 20);
+  CHECK(untouched(buffer, old_repeat, sizeof buffer, FILL));
+
+  /* A size too small for struct_size, or no struct: nothing written. */
+  memset(buffer, FILL, sizeof buffer);
+  stubjit_runtime_options_init_sized(options, sizeof(size_t) - 1);
+  stubjit_launch_options_init_sized(NULL, sizeof *launch);
+  CHECK(untouched(buffer, 0, sizeof buffer, FILL));
+  /* A larger size than the library's struct: the library's struct only. */
+  stubjit_launch_options_init_sized(launch, sizeof buffer);
+  CHECK_INT(launch->struct_size, sizeof *launch);
+  CHECK(untouched(buffer, sizeof *launch, sizeof buffer, FILL));
+}
+
+/* --- cache layers -------------------------------------------------------------------- */
+
+static void remove_tree(const char* path) {
+  char command[512];
+  snprintf(command, sizeof command, "rm -rf '%s'", path);
+  CHECK_INT(system(command), 0);
+}
+
+/* A runtime with its disk cache in `cache_dir` and `layer` (NULL: none) as its layer. */
+static stubjit_runtime new_disk_runtime(const char* cache_dir, const char* layer) {
+  stubjit_runtime_options options;
+  stubjit_runtime runtime = NULL;
+  const char* layers[1];
+  layers[0] = layer;
+  stubjit_runtime_options_init(&options);
+  options.backend = "cpu";
+  options.cache_dir = cache_dir;
+  options.cache_layers = layers;
+  options.cache_layer_count = layer != NULL ? 1 : 0;
+  CHECK_OK(stubjit_runtime_create(&options, &runtime));
+  return runtime;
+}
+
+/* saxpy once over 8 elements: y = 2x + y, checked. */
+static void launch_saxpy_once(stubjit_runtime runtime) {
+  const int64_t n = 8;
+  float x[8], y[8];
+  stubjit_kernel saxpy = new_saxpy(runtime);
+  stubjit_field fx = new_field(runtime, STUBJIT_F32, 1, &n, STUBJIT_ROW_MAJOR);
+  stubjit_field fy = new_field(runtime, STUBJIT_F32, 1, &n, STUBJIT_ROW_MAJOR);
+  stubjit_domain domain = new_box(1, &n, STUBJIT_ORDER_C);
+  stubjit_arg args[3];
+  int i;
+  for (i = 0; i < 8; ++i) {
+    x[i] = (float)i;
+    y[i] = 1.0f;
+  }
+  CHECK_OK(stubjit_field_copy_from_host(fx, x, sizeof x));
+  CHECK_OK(stubjit_field_copy_from_host(fy, y, sizeof y));
+  args[0] = stubjit_arg_f32(2.0f);
+  args[1] = stubjit_arg_field(fx);
+  args[2] = stubjit_arg_field(fy);
+  CHECK_OK(stubjit_kernel_launch(saxpy, NULL, domain, args, 3, NULL));
+  CHECK_OK(stubjit_field_copy_to_host(fy, y, sizeof y));
+  for (i = 0; i < 8; ++i) CHECK_F64(y[i], 2.0 * i + 1.0);
+  stubjit_domain_destroy(domain);
+  stubjit_field_destroy(fx);
+  stubjit_field_destroy(fy);
+  stubjit_kernel_destroy(saxpy);
+}
+
+/* RuntimeOptions::cache_layers through the C struct: a cache filled by one runtime is
+ * another's read-only layer, whose stub it loads (layer_hits) instead of compiling. */
+static void test_cache_layers(void) {
+  char layer[] = "/tmp/stubjit-capi-layer-XXXXXX";
+  char root[] = "/tmp/stubjit-capi-root-XXXXXX";
+  char other[] = "/tmp/stubjit-capi-other-XXXXXX";
+  stubjit_runtime runtime;
+  stubjit_cache_counters counters;
+  char* cache_env = getenv("STUBJIT_CACHE");
+  char saved[64] = "";
+  if (cache_env != NULL) snprintf(saved, sizeof saved, "%s", cache_env);
+  if (mkdtemp(layer) == NULL || mkdtemp(root) == NULL || mkdtemp(other) == NULL) {
+    CHECK(!"mkdtemp");
+    return;
+  }
+  unsetenv("STUBJIT_CACHE"); /* ctest turns the disk cache off */
+  unsetenv("STUBJIT_CACHE_LAYERS");
+
+  runtime = new_disk_runtime(layer, NULL); /* fills the future layer */
+  if (runtime != NULL) {
+    launch_saxpy_once(runtime);
+    counters = counters_of(runtime);
+    CHECK_INT(counters.compiles, 1);
+    CHECK_INT(counters.disk_writes, 1);
+    CHECK_INT(counters.layer_hits, 0);
+    stubjit_runtime_destroy(runtime);
+  }
+  runtime = new_disk_runtime(root, layer);
+  if (runtime != NULL) {
+    launch_saxpy_once(runtime);
+    counters = counters_of(runtime);
+    CHECK_INT(counters.compiles, 0);
+    CHECK_INT(counters.disk_hits, 1);
+    CHECK_INT(counters.layer_hits, 1);
+    CHECK_INT(counters.disk_rejected, 0);
+    stubjit_runtime_destroy(runtime);
+  }
+  runtime = new_disk_runtime(other, NULL); /* no layer: compiled */
+  if (runtime != NULL) {
+    launch_saxpy_once(runtime);
+    counters = counters_of(runtime);
+    CHECK_INT(counters.compiles, 1);
+    CHECK_INT(counters.layer_hits, 0);
+    stubjit_runtime_destroy(runtime);
+  }
+  if (cache_env != NULL) setenv("STUBJIT_CACHE", saved, 1);
+  remove_tree(root);
+  remove_tree(other);
+  remove_tree(layer);
+}
+
 int main(void) {
   stubjit_runtime runtime;
 
@@ -1395,6 +1587,8 @@ int main(void) {
   test_caller_limits();
   test_lifetimes();
   test_launch_error_on_the_fake_cuda_driver();
+  test_older_struct_sizes();
+  test_cache_layers();
 
   printf("%s: %d checks, %d failed\n", failures ? "FAILED" : "PASSED", checks, failures);
   return failures ? 1 : 0;

@@ -251,6 +251,26 @@ def test_a_second_process_finds_the_stub_on_disk(tmp_path):
     assert second["compiles"] == 0 and second["disk_hits"] == 1
 
 
+def test_a_filled_cache_serves_as_a_read_only_layer(tmp_path, monkeypatch):
+    monkeypatch.setenv("STUBJIT_CACHE", "on")
+    monkeypatch.delenv("STUBJIT_CACHE_LAYERS", raising=False)
+
+    def run(**options):
+        rt = stubjit.Runtime(backend="cpu", **options)
+        k = rt.kernel("layered", [stubjit.inout("y", np.float64)], "y = y * 3.0 - 1.0;")
+        y = np.arange(6.0)
+        k(y.shape, y)
+        assert (y == np.arange(6.0) * 3.0 - 1.0).all()
+        return rt.counters()
+
+    filled = run(cache_dir=str(tmp_path / "layer"))
+    assert filled["compiles"] == 1 and filled["layer_hits"] == 0
+    layered = run(cache_dir=str(tmp_path / "root"), cache_layers=[str(tmp_path / "layer")])
+    assert layered["compiles"] == 0 and layered["disk_hits"] == 1 and layered["layer_hits"] == 1
+    alone = run(cache_dir=str(tmp_path / "other"))
+    assert alone["compiles"] == 1 and alone["layer_hits"] == 0
+
+
 def test_everything_public_has_a_docstring():
     missing = [name for name in stubjit.__all__ if not (getattr(stubjit, name).__doc__ or "").strip()]
     assert not missing

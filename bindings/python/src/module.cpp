@@ -261,6 +261,8 @@ RuntimeOptions runtime_options(const py::kwargs& options) {
       o.device = value.cast<int>();
     else if (name == "cache_dir")
       o.cache_dir = value.cast<std::string>();
+    else if (name == "cache_layers")
+      o.cache_layers = value.cast<std::vector<std::string>>();
     else if (name == "disk_cache")
       o.disk_cache = value.cast<bool>();
     else if (name == "cache_max_bytes")
@@ -532,8 +534,8 @@ parameter's type; a float for an integer parameter is refused).)")
           py::arg("domain"), "The generated source a launch with these arguments compiles.");
 
   py::class_<Runtime>(m, "Runtime", R"(One backend (cpu, cuda or hip), its kernels, arrays and
-caches. Keyword options (all optional): backend, target, device, cache_dir, disk_cache,
-cache_max_bytes, compile_timeout (seconds), memory_cache_stubs, cpu_threads,
+caches. Keyword options (all optional): backend, target, device, cache_dir, cache_layers
+(a list of read-only cache directories), disk_cache, cache_max_bytes, compile_timeout (seconds), memory_cache_stubs, cpu_threads,
 fuse_dimensions, specialize_short_rows, compiler_options, include_directories, dump_dir,
 limits (a dict of max_grid, max_block, max_threads_per_block, warp_size, max_shared_bytes:
 limits to plan with instead of the device's)
@@ -593,6 +595,7 @@ limits to plan with instead of the device's)
             out["disk_hits"] = c.disk_hits;
             out["disk_writes"] = c.disk_writes;
             out["disk_rejected"] = c.disk_rejected;
+            out["layer_hits"] = c.layer_hits;
             return out;
           },
           "The stub caches' counters, as a dict (waits for pending disk writes).");
