@@ -34,8 +34,15 @@ fail() {
   say "FAILED: $*" >&2
   exit 1
 }
-case $build$pack in /*) fail "--build and --pack are folders of the repository" ;; esac
-[ "$build" != "$pack" ] || fail "--build and --pack must differ"
+for folder in "$build" "$pack"; do
+  case $folder in /* | ..*) fail "--build and --pack are folders inside the repository" ;; esac
+done
+# The pack is removed and made again: never the build tree, nor a folder holding it or
+# inside it.
+build_path=$(realpath -m "$build")
+pack_path=$(realpath -m "$pack")
+case $build_path/ in "$pack_path"/*) fail "--pack $pack holds the build tree $build" ;; esac
+case $pack_path/ in "$build_path"/*) fail "--pack $pack lies inside the build tree $build" ;; esac
 
 cuda_home=${CUDA_HOME:-${CUDA_PATH:-/usr/local/cuda}}
 # The memcheck test runs compute-sanitizer by the path configured here: the GPU
