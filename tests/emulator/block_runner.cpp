@@ -1,14 +1,14 @@
 #include "emulator/block_runner.hpp"
 
+#include <sys/mman.h>
+#include <ucontext.h>
+
 #include <algorithm>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 namespace stubjit::test::emulator {
@@ -16,61 +16,141 @@ namespace {
 
 using stubjit_emulator::Context;
 
-// A reusable barrier for a fixed number of threads (std::barrier is C++20).
-class Barrier {
+// A block's threads that wait for each other run as fibers on the calling host thread,
+// each until it waits at a barrier: a host thread per GPU thread made every barrier a
+// round of kernel wake-ups, which cost the emulated pattern suites minutes of system
+// time each. The fibers run in a scrambled order, as the block's threads do below.
+
+// The stack of one fiber: reserved, not committed (the kernel commits what a stub
+// touches), with a guard page below it so that an overflow faults instead of
+// writing over the next stack.
+class FiberStack {
  public:
-  explicit Barrier(unsigned count) : count_(count) {}
-  void wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const unsigned generation = generation_;
-    if (++arrived_ == count_) {
-      arrived_ = 0;
-      ++generation_;
-      all_arrived_.notify_all();
-      return;
+  static constexpr std::size_t bytes = std::size_t(1) << 20;
+
+  FiberStack() {
+    void* mapping = mmap(nullptr, bytes + guard, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (mapping == MAP_FAILED) {
+      std::perror("stubjit emulator: mmap of a fiber stack");
+      std::abort();
     }
-    all_arrived_.wait(lock, [&] { return generation_ != generation; });
+    base_ = static_cast<char*>(mapping);
+    if (mprotect(base_, guard, PROT_NONE) != 0) {
+      std::perror("stubjit emulator: mprotect of a fiber stack's guard page");
+      std::abort();
+    }
   }
+  FiberStack(FiberStack&& other) noexcept : base_(other.base_) { other.base_ = nullptr; }
+  FiberStack& operator=(FiberStack&&) = delete;
+  FiberStack(const FiberStack&) = delete;
+  FiberStack& operator=(const FiberStack&) = delete;
+  ~FiberStack() {
+    if (base_) munmap(base_, bytes + guard);
+  }
+
+  void* bottom() const { return base_ + guard; }
 
  private:
-  std::mutex mutex_;
-  std::condition_variable all_arrived_;
-  const unsigned count_;
-  unsigned arrived_ = 0;
-  unsigned generation_ = 0;
+  static constexpr std::size_t guard = 4096;
+  char* base_;
 };
 
-// The services of one block whose threads run side by side.
+// Stacks kept from one block to the next of this host thread: mapping and first
+// touching them per block would cost more than the block runs.
+std::vector<FiberStack>& stacks_for(unsigned threads) {
+  thread_local std::vector<FiberStack> stacks;
+  while (stacks.size() < threads) stacks.emplace_back();
+  return stacks;
+}
+
+// A reusable barrier for a fixed number of the block's fibers.
+struct Barrier {
+  explicit Barrier(unsigned count) : count(count) {}
+  unsigned count;
+  unsigned arrived = 0;
+  unsigned generation = 0;
+};
+
+struct Fiber {
+  ucontext_t context;
+  const Context* thread = nullptr;
+  bool finished = false;
+};
+
+// The services of one block whose threads take turns.
 struct BlockState {
-  BlockState(unsigned threads, unsigned warp_size)
-      : warp_size(warp_size), block_barrier(threads), slots(threads) {
-    for (unsigned first = 0; first < threads; first += warp_size)
-      warp_barriers.push_back(std::make_unique<Barrier>(std::min(warp_size, threads - first)));
+  BlockState(const BlockLaunch& launch, unsigned threads)
+      : launch(launch), block_barrier(threads), slots(threads), fibers(threads) {
+    for (unsigned first = 0; first < threads; first += launch.warp_size) {
+      const unsigned lanes =
+          threads - first < launch.warp_size ? threads - first : launch.warp_size;
+      warp_barriers.emplace_back(lanes);
+    }
   }
-  unsigned warp_size;
+  const BlockLaunch& launch;
   Barrier block_barrier;
-  std::vector<std::unique_ptr<Barrier>> warp_barriers;
+  std::vector<Barrier> warp_barriers;
   std::vector<unsigned long long> slots;  // one per thread, for warp exchanges
+  std::vector<Fiber> fibers;              // by linear index
+  ucontext_t scheduler;
+  unsigned running = 0;               // the linear index of the fiber running
+  const Context** current = nullptr;  // the stub's `current`, once attached
+  bool progressed = false;            // a fiber arrived at a barrier or finished
 };
 
-void sync_block(void* state) { static_cast<BlockState*>(state)->block_barrier.wait(); }
+// The block whose fiber is starting on this host thread (makecontext passes no pointer).
+thread_local BlockState* starting_block = nullptr;
+
+void yield_to_scheduler(BlockState& block) {
+  swapcontext(&block.fibers[block.running].context, &block.scheduler);
+}
+
+void wait(BlockState& block, Barrier& barrier) {
+  block.progressed = true;
+  const unsigned generation = barrier.generation;
+  if (++barrier.arrived == barrier.count) {
+    barrier.arrived = 0;
+    ++barrier.generation;
+    return;
+  }
+  while (barrier.generation == generation) yield_to_scheduler(block);
+}
+
+void sync_block(void* state) {
+  auto* block = static_cast<BlockState*>(state);
+  wait(*block, block->block_barrier);
+}
 
 void sync_warp(void* state, unsigned linear) {
   auto* block = static_cast<BlockState*>(state);
-  block->warp_barriers[linear / block->warp_size]->wait();
+  wait(*block, block->warp_barriers[linear / block->launch.warp_size]);
 }
 
 unsigned long long exchange(void* state, unsigned linear, unsigned long long value,
                             unsigned source) {
   auto* block = static_cast<BlockState*>(state);
-  const unsigned first = linear / block->warp_size * block->warp_size;
-  Barrier& warp = *block->warp_barriers[linear / block->warp_size];
+  const unsigned warp_size = block->launch.warp_size;
+  const unsigned first = linear / warp_size * warp_size;
+  Barrier& warp = block->warp_barriers[linear / warp_size];
   block->slots[linear] = value;
-  warp.wait();  // every lane has published
+  wait(*block, warp);  // every lane has published
   const unsigned from = first + source;
   const unsigned long long got = from < block->slots.size() ? block->slots[from] : value;
-  warp.wait();  // every lane has read before any publishes again
+  wait(*block, warp);  // every lane has read before any publishes again
   return got;
+}
+
+void attach(void* state, const Context** current) {
+  static_cast<BlockState*>(state)->current = current;
+}
+
+void fiber_main() {
+  BlockState& block = *starting_block;
+  Fiber& fiber = block.fibers[block.running];
+  block.launch.entry(block.launch.params, fiber.thread);
+  fiber.finished = true;
+  // Returning resumes the scheduler (uc_link).
 }
 
 // A stub that was judged not to need its block's other threads called a block service
@@ -85,6 +165,7 @@ void refuse_sync_warp(void*, unsigned) { no_block_threads(); }
 unsigned long long refuse_exchange(void*, unsigned, unsigned long long, unsigned) {
   no_block_threads();
 }
+void attach_nothing(void*, const Context**) {}
 
 Context context_for(const BlockLaunch& launch, unsigned linear, unsigned threads) {
   Context context{};
@@ -101,6 +182,80 @@ Context context_for(const BlockLaunch& launch, unsigned linear, unsigned threads
   return context;
 }
 
+// A stride prime to the count: the block's threads start in that scrambled order, not
+// thread 0 first, since a stub must not depend on the order its threads happen to run in.
+unsigned scrambling_stride(unsigned threads) {
+  for (unsigned prime : {7u, 5u, 3u, 11u, 13u})
+    if (threads % prime != 0) return prime;
+  return 1;
+}
+
+void run_threads_in_turn(const BlockLaunch& launch, unsigned threads, void* group_memory) {
+  const unsigned stride = scrambling_stride(threads);
+  for (unsigned n = 0; n < threads; ++n) {
+    Context context = context_for(launch, n * stride % threads, threads);
+    context.group_memory = group_memory;
+    context.sync_block = refuse_sync_block;
+    context.sync_warp = refuse_sync_warp;
+    context.exchange = refuse_exchange;
+    context.attach = attach_nothing;
+    launch.entry(launch.params, &context);
+  }
+}
+
+void run_threads_as_fibers(const BlockLaunch& launch, unsigned threads, void* group_memory) {
+  BlockState block(launch, threads);
+  std::vector<Context> contexts;
+  contexts.reserve(threads);
+  std::vector<FiberStack>& stacks = stacks_for(threads);
+  for (unsigned linear = 0; linear < threads; ++linear) {
+    contexts.push_back(context_for(launch, linear, threads));
+    Context& context = contexts.back();
+    context.block_state = &block;
+    context.group_memory = group_memory;
+    context.sync_block = sync_block;
+    context.sync_warp = sync_warp;
+    context.exchange = exchange;
+    context.attach = attach;
+    Fiber& fiber = block.fibers[linear];
+    fiber.thread = &context;
+    getcontext(&fiber.context);
+    fiber.context.uc_stack.ss_sp = stacks[linear].bottom();
+    fiber.context.uc_stack.ss_size = FiberStack::bytes;
+    fiber.context.uc_link = &block.scheduler;
+    makecontext(&fiber.context, fiber_main, 0);
+  }
+  const unsigned stride = scrambling_stride(threads);
+  BlockState* const outer = starting_block;  // a block run from inside a fiber (none today)
+  starting_block = &block;
+  unsigned live = threads;
+  while (live > 0) {
+    block.progressed = false;
+    for (unsigned n = 0; n < threads; ++n) {
+      const unsigned linear = n * stride % threads;
+      Fiber& fiber = block.fibers[linear];
+      if (fiber.finished) continue;
+      block.running = linear;
+      if (block.current) *block.current = fiber.thread;
+      swapcontext(&block.scheduler, &fiber.context);
+      if (fiber.finished) {
+        --live;
+        block.progressed = true;
+      }
+    }
+    if (live > 0 && !block.progressed) {
+      // On a GPU this block would hang: some of its threads wait at a barrier that
+      // others left by returning, or lanes wait at different warp barriers.
+      std::fprintf(stderr,
+                   "stubjit emulator: block (%u, %u, %u): %u of %u threads wait at a barrier "
+                   "that the others never reach\n",
+                   launch.block.x, launch.block.y, launch.block.z, live, threads);
+      std::abort();
+    }
+  }
+  starting_block = outer;
+}
+
 }  // namespace
 
 void run_block(const BlockLaunch& launch) {
@@ -110,42 +265,10 @@ void run_block(const BlockLaunch& launch) {
   std::vector<std::max_align_t> group_memory(
       (launch.lp->shared_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
   std::memset(group_memory.data(), 0xA5, group_memory.size() * sizeof(std::max_align_t));
-  if (!launch.cooperative) {
-    // In a scrambled order (a stride prime to the count), not thread 0 first: a stub
-    // must not depend on the order its threads happen to run in.
-    unsigned stride = 1;
-    for (unsigned prime : {7u, 5u, 3u, 11u, 13u}) {
-      if (threads % prime != 0) {
-        stride = prime;
-        break;
-      }
-    }
-    for (unsigned n = 0; n < threads; ++n) {
-      Context context = context_for(launch, n * stride % threads, threads);
-      context.group_memory = group_memory.data();
-      context.sync_block = refuse_sync_block;
-      context.sync_warp = refuse_sync_warp;
-      context.exchange = refuse_exchange;
-      launch.entry(launch.params, &context);
-    }
-    return;
-  }
-  BlockState state(threads, launch.warp_size);
-  std::vector<Context> contexts;
-  contexts.reserve(threads);
-  for (unsigned linear = 0; linear < threads; ++linear) {
-    contexts.push_back(context_for(launch, linear, threads));
-    contexts.back().block_state = &state;
-    contexts.back().group_memory = group_memory.data();
-    contexts.back().sync_block = sync_block;
-    contexts.back().sync_warp = sync_warp;
-    contexts.back().exchange = exchange;
-  }
-  std::vector<std::thread> workers;
-  workers.reserve(threads);
-  for (const Context& context : contexts)
-    workers.emplace_back([&launch, &context] { launch.entry(launch.params, &context); });
-  for (std::thread& worker : workers) worker.join();
+  if (launch.cooperative)
+    run_threads_as_fibers(launch, threads, group_memory.data());
+  else
+    run_threads_in_turn(launch, threads, group_memory.data());
 }
 
 }  // namespace stubjit::test::emulator

@@ -1,6 +1,6 @@
-// Runs the threads of one emulated GPU block: one after the other on the calling
-// thread, or one host thread per GPU thread for a stub that uses barriers or warp
-// intrinsics (the block services of emulator_context.h are backed here).
+// Runs the threads of one emulated GPU block on the calling thread: one after the
+// other, or as fibers that take turns at each barrier for a stub that uses barriers or
+// warp intrinsics (the block services of emulator_context.h are backed here).
 #pragma once
 
 #include <cstdint>

@@ -11,7 +11,7 @@ inline constexpr const char* thread_entry_symbol = "stubjit_emulator_thread";
 inline constexpr const char* max_threads_symbol = "stubjit_emulator_max_group_threads";
 // unsigned: STUBJIT_WARP_SIZE (the warp width the plan assumed), 0 without.
 inline constexpr const char* warp_size_symbol = "stubjit_emulator_warp_size";
-// int: 1 when the stub uses barriers or warp intrinsics (one host thread per GPU thread).
+// int: 1 when the stub uses barriers or warp intrinsics (its threads run as fibers).
 inline constexpr const char* cooperative_symbol = "stubjit_emulator_cooperative";
 
 }  // namespace stubjit::test::emulator

@@ -34,6 +34,11 @@ struct Context {
   // (an index in the warp) published. All lanes of the warp must call it together.
   unsigned long long (*exchange)(void* block_state, unsigned linear, unsigned long long value,
                                  unsigned source);
+  // Called by the entry with the address of the stub's `current` (gpu_shim.h): the
+  // block's threads take turns on one host thread (block_runner.cpp), and each turn
+  // sets it to the thread that resumes. The address escapes, so the stub reads
+  // `current` again after each service call instead of keeping a copy.
+  void (*attach)(void* block_state, const Context** current);
 };
 
 // The entry an emulated stub exports (the emulator's toolchain appends it): runs one

@@ -1,5 +1,5 @@
 // Group kernels and tiled launches through the real CUDA and HIP stubs on the host
-// emulator, whose blocks run one host thread per GPU thread with real barriers: the
+// emulator, whose blocks run their GPU threads in turn with real barriers: the
 // GPU suites' checks (cuda/gpu_group_checks.hpp: inner loops shorter than, as long as
 // and longer than the group, collapsed loops, `single` once per group, fences around
 // group-shared and global memory, worker and vector loops with short last warps, tiled

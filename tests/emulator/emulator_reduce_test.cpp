@@ -1,5 +1,5 @@
 // Reduce launches through the real CUDA and HIP stubs on the host emulator, whose
-// blocks run one host thread per GPU thread with real barriers and run one block at a
+// blocks run their GPU threads in turn with real barriers and run one block at a
 // time: the GPU suites' checks (cuda/gpu_reduce_checks.hpp: int64 sums split into
 // parts, the last-arriving group combining the partials, with groups of 32, 64, 72 and
 // 256 threads; float sums bit for bit between runs and near a host double sum; min and

@@ -1,5 +1,5 @@
 // Scan launches through the real CUDA and HIP stubs on the host emulator, whose blocks
-// run one host thread per GPU thread with real barriers, one block at a time: the GPU
+// run their GPU threads in turn with real barriers, one block at a time: the GPU
 // suites' checks (cuda/gpu_scan_checks.hpp: int64 sums split into parts with groups of
 // 32, 64, 72 and 256 threads, a rank-3 domain along each dimension in C and Fortran
 // order, float sums bit for bit between runs, in place, custom and any, other element

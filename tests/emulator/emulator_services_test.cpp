@@ -210,6 +210,46 @@ TEST(EmulatorDevice, RefusesAGroupAboveTheLaunchBounds) {
   EXPECT_EQ(hits, 4) << "a refused launch ran threads";
 }
 
+// A barrier that some of a block's threads never reach (thread 0 returns first): a GPU
+// would hang; the emulator stops and names the block. Without the early return the same
+// kernel runs every thread past the barrier.
+TEST(EmulatorDevice, StopsABlockWhoseThreadsWaitAtABarrierOthersLeft) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const Config config{Dialect::cuda, true, false};
+  const auto toolchain = test::emulator::make_toolchain(config);
+  const auto device = test::emulator::make_device(config);
+  const auto module_for = [&](const std::string& condition) {
+    const std::string source = prelude_text() +
+                               "struct stubjit_args_t { int* hits; };\n"
+                               "extern \"C\" __global__ void wait_all(const stubjit_args_t a, "
+                               "const stubjit::LaunchParams) {\n"
+                               "  if (" +
+                               condition +
+                               ") return;\n"
+                               "  __syncthreads();\n"
+                               "  atomicAdd(a.hits, 1);\n"
+                               "}\n";
+    const std::string file = "wait_all.cu", entry = "wait_all";
+    const std::vector<std::string> options;
+    return device->load(toolchain->compile({source, file, entry, entry, options}), entry);
+  };
+  int hits = 0;
+  int* args = &hits;
+  LaunchParams lp;
+  std::memset(&lp, 0, sizeof lp);
+  lp.grid[0] = 2;
+  lp.grid[1] = lp.grid[2] = 1;
+  lp.block[0] = 32;
+  lp.block[1] = lp.block[2] = 1;
+  const auto whole = module_for("false");
+  device->launch(*whole, {}, lp, &args, sizeof args, nullptr);
+  EXPECT_EQ(hits, 64);
+  const auto early = module_for("threadIdx.x == 0");
+  EXPECT_DEATH(device->launch(*early, {}, lp, &args, sizeof args, nullptr),
+               "block \\(1, 0, 0\\): 31 of 32 threads wait at a barrier that the others never "
+               "reach");
+}
+
 // Signed overflow in a body: under the _ubsan emulators the stub traps (the process
 // dies); the same launch on the plain emulator runs. So the sanitizer runs are real.
 KernelSource overflowing_kernel() {

@@ -1,5 +1,5 @@
 // Sort launches through the real CUDA and HIP stubs on the host emulator, whose blocks
-// run one host thread per GPU thread with real barriers, one block at a time: the GPU
+// run their GPU threads in turn with real barriers, one block at a time: the GPU
 // suites' checks (cuda/gpu_sort_checks.hpp: int64 keys with ties and their permutation
 // with groups of 32, 64, 72 and 256 threads over one part, a few and forty, a rank-3
 // domain along each dimension in C and Fortran order, floats with NaNs both ways and a

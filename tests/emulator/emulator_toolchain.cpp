@@ -13,8 +13,8 @@ namespace {
 
 // Names a stub can only use with other threads of its block running beside it (and
 // __shared__, whose storage is the stub's own: emulator_device.cpp runs one of its
-// blocks at a time): such a stub's blocks run one host thread per GPU thread; all
-// others, one thread after the other on the calling thread.
+// blocks at a time): such a stub's blocks run their GPU threads as fibers that take
+// turns at each barrier (block_runner.cpp); all others, one thread after the other.
 bool needs_block_threads(const std::string& source) {
   static const std::array<const char*, 8> cooperative = {"__syncthreads", "__syncwarp", "__shfl",
                                                          "__ballot",      "__any",      "__all",
@@ -52,6 +52,7 @@ std::string trailer(const std::string& entry, bool cooperative) {
          std::string(thread_entry_symbol) +
          "(void* const* params, const ::stubjit_emulator::Context* context) {\n"
          "  ::stubjit_emulator::current = context;\n"
+         "  context->attach(context->block_state, &::stubjit_emulator::current);\n"
          "  ::stubjit_emulator::call_entry(&" +
          entry +
          ", params);\n"

@@ -7,8 +7,8 @@
 //     Context (emulator_context.h), set by the entry the toolchain appends;
 //   - the qualifiers: nothing (__forceinline__: always_inline);
 //   - atomics: __atomic builtins (floating-point adds by compare-and-swap);
-//   - __syncthreads, __syncwarp: the device's barriers (one host thread per GPU
-//     thread when a stub uses them, emulator_device.cpp);
+//   - __syncthreads, __syncwarp: the device's barriers (the block's GPU threads take
+//     turns on one host thread when a stub uses them, block_runner.cpp);
 //   - __shared__: a static variable. The device runs one block at a time, so a static
 //     is per-block storage, uninitialised from one block to the next as on a GPU;
 //     group stubs' dynamic shared memory: a buffer the device gives each block;
@@ -50,7 +50,8 @@
 
 namespace stubjit_emulator {
 
-// The GPU thread this host thread is running now (set per thread by the entry).
+// The GPU thread this host thread is running now: set by the entry, and by the
+// block runner each time it resumes one of the block's threads (Context::attach).
 static thread_local const Context* current = nullptr;
 
 typedef unsigned long long bits64;

@@ -2,7 +2,7 @@
 // emulator configuration with the warp width its plans assume (HIP: 64 as on CDNA, and
 // 32 as on RDNA, through the runtime's limits), a fixture that makes its runtime, and a
 // guard that lowers the largest group the shared GPU checks launch (each emulated GPU
-// thread of a block is a host thread).
+// thread of a block is a fiber with its own stack, and each barrier a round of them).
 #pragma once
 
 #include <gtest/gtest.h>
