@@ -45,11 +45,16 @@ find_package(spdlog CONFIG REQUIRED)
 # spdlog and fmt header-only, xxHash inlined: three shared libraries fewer for the
 # dynamic loader to map and relocate when a process starts (about 1 ms here,
 # bench/results/startup.md), which is most of what a warm start costs.
-add_library(stubjit_spdlog_headers INTERFACE)
+# Every file that logs sees fmt's core header only (stubjit_fmt_core); spdlog and fmt's
+# implementation are compiled in src/support/log.cpp alone (STUBJIT_SPDLOG_DEFINITIONS),
+# which formats the messages (support/log.hpp says why).
+add_library(stubjit_fmt_core INTERFACE)
+get_target_property(_stubjit_fmt_include fmt::fmt-header-only INTERFACE_INCLUDE_DIRECTORIES)
 get_target_property(_stubjit_spdlog_include spdlog::spdlog_header_only INTERFACE_INCLUDE_DIRECTORIES)
-target_include_directories(stubjit_spdlog_headers SYSTEM INTERFACE ${_stubjit_spdlog_include})
-target_compile_definitions(stubjit_spdlog_headers INTERFACE SPDLOG_FMT_EXTERNAL)
-target_link_libraries(stubjit_spdlog_headers INTERFACE fmt::fmt-header-only Threads::Threads)
+target_include_directories(stubjit_fmt_core SYSTEM INTERFACE ${_stubjit_fmt_include}
+                                                              ${_stubjit_spdlog_include})
+target_link_libraries(stubjit_fmt_core INTERFACE Threads::Threads)
+set(STUBJIT_SPDLOG_DEFINITIONS FMT_HEADER_ONLY=1 SPDLOG_FMT_EXTERNAL)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 # xxHash is used inline (headers only): its pkg-config file where pkg-config is there,
 # else the header itself (a GPU machine's unpacked bundle has no pkg-config).

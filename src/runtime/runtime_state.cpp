@@ -188,7 +188,7 @@ RuntimeState::RuntimeState(RuntimeOptions opts)
     binaries.add(std::move(layer));
   }
   // Only when it is shown: describing the device may ask the hardware.
-  if (logger().should_log(spdlog::level::debug)) {
+  if (logger().should_log(LogLevel::debug)) {
     logger().debug("runtime on backend {} ({}), target {}, compiler {}", backend_name,
                    device ? device->description() : "compile-only: " + no_device,
                    toolchain_identity->target, toolchain_identity->compiler);

@@ -1,12 +1,53 @@
 #include "support/log.hpp"
 
+#include <spdlog/logger.h>
 #include <spdlog/sinks/stdout_sinks.h>
+
+#include <memory>
+#include <string>
 
 #include "support/env.hpp"
 
 namespace stubjit::detail {
+namespace {
 
-spdlog::logger& logger() {
+spdlog::level::level_enum to_spdlog(LogLevel level) {
+  switch (level) {
+    case LogLevel::trace:
+      return spdlog::level::trace;
+    case LogLevel::debug:
+      return spdlog::level::debug;
+    case LogLevel::info:
+      return spdlog::level::info;
+    case LogLevel::warn:
+      return spdlog::level::warn;
+    case LogLevel::error:
+      return spdlog::level::err;
+    case LogLevel::off:
+      break;
+  }
+  return spdlog::level::off;
+}
+
+LogLevel from_spdlog(spdlog::level::level_enum level) {
+  switch (level) {
+    case spdlog::level::trace:
+      return LogLevel::trace;
+    case spdlog::level::debug:
+      return LogLevel::debug;
+    case spdlog::level::info:
+      return LogLevel::info;
+    case spdlog::level::warn:
+      return LogLevel::warn;
+    case spdlog::level::err:
+    case spdlog::level::critical:
+      return LogLevel::error;
+    default:
+      return LogLevel::off;
+  }
+}
+
+spdlog::logger& sink() {
   // Not registered with spdlog's global registry: the application's loggers and
   // ours stay independent.
   static const std::shared_ptr<spdlog::logger> instance = [] {
@@ -27,6 +68,33 @@ spdlog::logger& logger() {
     return log;
   }();
   return *instance;
+}
+
+}  // namespace
+
+bool Logger::should_log(LogLevel level) const {
+  return level != LogLevel::off && sink().should_log(to_spdlog(level));
+}
+
+LogLevel Logger::level() const { return from_spdlog(sink().level()); }
+
+void Logger::set_level(LogLevel level) { sink().set_level(to_spdlog(level)); }
+
+void Logger::write(LogLevel level, fmt::string_view format, fmt::format_args args) {
+  std::string message;
+  try {
+    message = fmt::vformat(format, args);
+  } catch (const fmt::format_error& error) {
+    // A message that does not format is a bug of ours, but logging must not throw
+    // (it runs in destructors and on error paths): write the format as it is.
+    message = std::string(format.data(), format.size()) + " (unformatted: " + error.what() + ")";
+  }
+  sink().log(to_spdlog(level), spdlog::string_view_t(message.data(), message.size()));
+}
+
+Logger& logger() {
+  static Logger instance;
+  return instance;
 }
 
 }  // namespace stubjit::detail

@@ -2,7 +2,6 @@
 // stores), and the lock-free path on a file system that cannot lock.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spdlog/logger.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -213,7 +212,7 @@ class SimulatedLockFailure {
   }
 
  private:
-  spdlog::level::level_enum level_;
+  LogLevel level_;
 };
 
 // No file system here refuses locks (tmpfs, ext4, overlayfs all lock), so the refusal
@@ -245,7 +244,7 @@ TEST(LockFreePath, AnUnsupportedLockIsNotHeldAndNotWaitedFor) {
 TEST(LockFreePath, TheDiskCacheGoesOnWithoutLocksAndSaysSoOnce) {
   TempDir dir;
   const SimulatedLockFailure unsupported(ENOLCK);
-  logger().set_level(spdlog::level::info);
+  logger().set_level(LogLevel::info);
   const Binary binary = fake_binary(64, 'x');
   DiskCacheSettings settings = settings_for(dir.path());
   // Room for three entries and a half (every key has the same length).
