@@ -72,11 +72,22 @@ if [ -n "$prebuilt" ]; then
   command -v ctest >/dev/null || fail "needs ctest"
   [ -f "$prebuilt/prebuilt.env" ] || fail "no $prebuilt/prebuilt.env: run scripts/gpu-prebuild.sh" \
     "on a Debian 12 machine and carry its pack here"
-  value() { sed -n "s/^$1=//p" "$prebuilt/prebuilt.env"; }
+  value() {
+    local found
+    found=$(sed -n "s/^$1=//p" "$prebuilt/prebuilt.env")
+    [ -n "$found" ] || fail "$prebuilt/prebuilt.env has no $1: make the pack again with" \
+      "scripts/gpu-prebuild.sh"
+    echo "$found"
+  }
   source_root=$(value source_root)
   build=$(value build_dir)
   built_at=$(value commit)
   pack=$(cd "$prebuilt" && pwd)
+  here=$(git describe --always --dirty 2>/dev/null || echo unknown)
+  if [ "$here" != "$built_at" ]; then
+    say "warning: the pack was built at $built_at, this checkout is $here: the tests run" \
+      "the pack's programs against this checkout's scripts and sources"
+  fi
   if [ ! "$source_root" -ef "$PWD" ]; then
     [ ! -e "$source_root" ] && [ ! -L "$source_root" ] ||
       fail "the tree was configured at $source_root, which is something else here"

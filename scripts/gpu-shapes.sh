@@ -33,13 +33,22 @@ done
 
 program=$build/bench/bench_gpu_shapes
 [ -x "$program" ] || { echo "gpu-shapes: no $program: run scripts/gpu-check.sh first" >&2; exit 1; }
-libdir=$(dirname "$(find "$build/deps" -name 'spdlogConfig.cmake' -print -quit 2>/dev/null)")
-libdir=${libdir%/cmake/spdlog}
-[ -d "$libdir" ] && export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+build=$(cd "$build" && pwd)  # --build may be relative or absolute
+program=$build/bench/bench_gpu_shapes
+# A tree gpu-check.sh built from a bundle: the bundle's libraries lie in deps/ (no deps/
+# in a prebuilt tree: nothing is added then).
+spdlog_config=$(find "$build/deps" -name 'spdlogConfig.cmake' -print -quit 2>/dev/null || true)
+if [ -n "$spdlog_config" ]; then
+  libdir=$(dirname "$spdlog_config")
+  libdir=${libdir%/cmake/spdlog}
+  export LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 # A tree from scripts/gpu-prebuild.sh carries its libraries in lib/.
-[ -d "$build/lib" ] && export LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -d "$build/lib" ]; then
+  export LD_LIBRARY_PATH="$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 
-out_dir=${OUT:-$PWD/$build/gpu-shapes}
+out_dir=${OUT:-$build/gpu-shapes}
 mkdir -p "$out_dir"
 name=gpu-shapes-$(date -u +%F)
 # (Not $([ ... ] && echo -quick) in the assignment: its status would be the
