@@ -715,42 +715,60 @@ static void test_reduce(stubjit_runtime runtime) {
 
 /* --- streams ----------------------------------------------------------------------- */
 
+/* saxpy (y = a*x + y) ready to launch: its kernel, x and y filled from the host (n
+ * floats each), a box of n and the arguments. */
+typedef struct {
+  stubjit_kernel kernel;
+  stubjit_field x, y;
+  stubjit_domain domain;
+  stubjit_arg args[3];
+} saxpy_launch;
+
+static saxpy_launch saxpy_setup(stubjit_runtime runtime, int64_t n, float a, const float* x,
+                                const float* y) {
+  saxpy_launch s;
+  s.kernel = new_saxpy(runtime);
+  s.x = new_field(runtime, STUBJIT_F32, 1, &n, STUBJIT_ROW_MAJOR);
+  s.y = new_field(runtime, STUBJIT_F32, 1, &n, STUBJIT_ROW_MAJOR);
+  s.domain = new_box(1, &n, STUBJIT_ORDER_C);
+  CHECK_OK(stubjit_field_copy_from_host(s.x, x, (size_t)n * sizeof *x));
+  CHECK_OK(stubjit_field_copy_from_host(s.y, y, (size_t)n * sizeof *y));
+  s.args[0] = stubjit_arg_f32(a);
+  s.args[1] = stubjit_arg_field(s.x);
+  s.args[2] = stubjit_arg_field(s.y);
+  return s;
+}
+
+static void saxpy_release(saxpy_launch* s) {
+  stubjit_domain_destroy(s->domain);
+  stubjit_field_destroy(s->x);
+  stubjit_field_destroy(s->y);
+  stubjit_kernel_destroy(s->kernel);
+}
+
 static void test_streams(stubjit_runtime runtime) {
-  const int64_t n = 64;
   float x[64], y[64], got[64];
   stubjit_launch_options options;
   stubjit_stream stream = NULL;
-  stubjit_kernel saxpy = new_saxpy(runtime);
-  stubjit_field fx = new_field(runtime, STUBJIT_F32, 1, &n, STUBJIT_ROW_MAJOR);
-  stubjit_field fy = new_field(runtime, STUBJIT_F32, 1, &n, STUBJIT_ROW_MAJOR);
-  stubjit_domain domain = new_box(1, &n, STUBJIT_ORDER_C);
-  stubjit_arg args[3];
+  saxpy_launch saxpy;
   int i;
 
   for (i = 0; i < 64; ++i) {
     x[i] = (float)i;
     y[i] = (float)(100 - i);
   }
-  CHECK_OK(stubjit_field_copy_from_host(fx, x, sizeof x));
-  CHECK_OK(stubjit_field_copy_from_host(fy, y, sizeof y));
+  saxpy = saxpy_setup(runtime, 64, -3.0f, x, y);
   CHECK_OK(stubjit_stream_create(runtime, &stream));
   CHECK(stream != NULL);
   stubjit_launch_options_init(&options);
   options.stream = stream;
-  args[0] = stubjit_arg_f32(-3.0f);
-  args[1] = stubjit_arg_field(fx);
-  args[2] = stubjit_arg_field(fy);
-  CHECK_OK(stubjit_kernel_launch(saxpy, &options, domain, args, 3, NULL));
-  CHECK_OK(stubjit_kernel_launch(saxpy, &options, domain, args, 3, NULL));
+  CHECK_OK(stubjit_kernel_launch(saxpy.kernel, &options, saxpy.domain, saxpy.args, 3, NULL));
+  CHECK_OK(stubjit_kernel_launch(saxpy.kernel, &options, saxpy.domain, saxpy.args, 3, NULL));
   CHECK_OK(stubjit_stream_synchronize(stream));
-  CHECK_OK(stubjit_field_copy_to_host(fy, got, sizeof got));
+  CHECK_OK(stubjit_field_copy_to_host(saxpy.y, got, sizeof got));
   for (i = 0; i < 64; ++i) CHECK_F64(got[i], -3.0f * x[i] + (-3.0f * x[i] + y[i]));
   stubjit_stream_destroy(stream);
-
-  stubjit_domain_destroy(domain);
-  stubjit_field_destroy(fx);
-  stubjit_field_destroy(fy);
-  stubjit_kernel_destroy(saxpy);
+  saxpy_release(&saxpy);
 }
 
 /* --- errors ------------------------------------------------------------------------ */
@@ -1394,12 +1412,21 @@ static int untouched(const unsigned char* buffer, size_t from, size_t to, unsign
  * buffer whose bytes after it must keep their fill. */
 static void test_older_struct_sizes(void) {
   enum { FILL = 0x5a };
-  static unsigned char buffer[1024];
-  stubjit_runtime_options* options = (stubjit_runtime_options*)(void*)buffer;
-  stubjit_kernel_source* source = (stubjit_kernel_source*)(void*)buffer;
-  stubjit_launch_options* launch = (stubjit_launch_options*)(void*)buffer;
-  stubjit_repeat_options* repeat = (stubjit_repeat_options*)(void*)buffer;
-  stubjit_cache_counters* counters = (stubjit_cache_counters*)(void*)buffer;
+  /* A union: aligned for each struct, and its bytes may be read as unsigned char. */
+  static union {
+    stubjit_runtime_options options;
+    stubjit_kernel_source source;
+    stubjit_launch_options launch;
+    stubjit_repeat_options repeat;
+    stubjit_cache_counters counters;
+    unsigned char bytes[1024];
+  } shorter;
+  unsigned char* const buffer = shorter.bytes;
+  stubjit_runtime_options* options = &shorter.options;
+  stubjit_kernel_source* source = &shorter.source;
+  stubjit_launch_options* launch = &shorter.launch;
+  stubjit_repeat_options* repeat = &shorter.repeat;
+  stubjit_cache_counters* counters = &shorter.counters;
   const size_t old_options = offsetof(stubjit_runtime_options, cache_layers);
   const size_t old_source = offsetof(stubjit_kernel_source, specialize);
   const size_t old_launch = offsetof(stubjit_launch_options, reduce_dimension);
@@ -1407,13 +1434,13 @@ static void test_older_struct_sizes(void) {
   const size_t old_counters = offsetof(stubjit_cache_counters, layer_hits);
   stubjit_runtime runtime = NULL;
 
-  memset(buffer, FILL, sizeof buffer);
+  memset(buffer, FILL, sizeof shorter.bytes);
   stubjit_runtime_options_init_sized(options, old_options);
   CHECK_INT(options->struct_size, old_options);
   CHECK_INT(options->disk_cache, 1);
   CHECK_INT(options->compile_timeout_ms, -1);
   CHECK(options->limits == NULL);
-  CHECK(untouched(buffer, old_options, sizeof buffer, FILL));
+  CHECK(untouched(buffer, old_options, sizeof shorter.bytes, FILL));
   /* What the library reads of it: the members it holds, the defaults for the others
    * (the fill bytes where cache_layers would be are never read). */
   options->backend = "cpu";
@@ -1422,54 +1449,63 @@ static void test_older_struct_sizes(void) {
   CHECK(runtime != NULL);
   if (runtime != NULL) {
     CHECK_STR(stubjit_runtime_cache_dir(runtime), "");
-    memset(buffer, FILL, sizeof buffer);
+    memset(buffer, FILL, sizeof shorter.bytes);
     counters->struct_size = old_counters;
     CHECK_OK(stubjit_runtime_counters(runtime, counters));
     CHECK_INT(counters->struct_size, old_counters);
     CHECK_INT(counters->compiles, 0);
     CHECK_INT(counters->disk_rejected, 0);
-    CHECK(untouched(buffer, old_counters, sizeof buffer, FILL));
-    memset(buffer, 0, sizeof buffer);
+    CHECK(untouched(buffer, old_counters, sizeof shorter.bytes, FILL));
+    memset(buffer, 0, sizeof shorter.bytes);
     CHECK_STATUS(stubjit_runtime_counters(runtime, counters), STUBJIT_INVALID_ARGUMENT);
     CHECK_CONTAINS(stubjit_last_error()->message, "struct_size");
-    CHECK(untouched(buffer, 0, sizeof buffer, 0));
+    CHECK(untouched(buffer, 0, sizeof shorter.bytes, 0));
     stubjit_runtime_destroy(runtime);
   }
 
-  memset(buffer, FILL, sizeof buffer);
+  memset(buffer, FILL, sizeof shorter.bytes);
   stubjit_kernel_source_init_sized(source, old_source, 40);
   CHECK_INT(source->struct_size, old_source);
   CHECK_INT(source->param_size, 40); /* the caller's stubjit_param, not the library's */
   CHECK_INT(source->param_count, 0);
-  CHECK(untouched(buffer, old_source, sizeof buffer, FILL));
+  CHECK(untouched(buffer, old_source, sizeof shorter.bytes, FILL));
 
-  memset(buffer, FILL, sizeof buffer);
+  memset(buffer, FILL, sizeof shorter.bytes);
   stubjit_launch_options_init_sized(launch, old_launch);
   CHECK_INT(launch->struct_size, old_launch);
   CHECK_INT(launch->mode, STUBJIT_MODE_AUTO);
-  CHECK(untouched(buffer, old_launch, sizeof buffer, FILL));
+  CHECK(untouched(buffer, old_launch, sizeof shorter.bytes, FILL));
 
-  memset(buffer, FILL, sizeof buffer);
+  memset(buffer, FILL, sizeof shorter.bytes);
   stubjit_repeat_options_init_sized(repeat, old_repeat);
   CHECK_INT(repeat->struct_size, old_repeat);
   CHECK_INT(repeat->max_iterations, 1 << 20);
-  CHECK(untouched(buffer, old_repeat, sizeof buffer, FILL));
+  CHECK(untouched(buffer, old_repeat, sizeof shorter.bytes, FILL));
 
   /* A size too small for struct_size, or no struct: nothing written. */
-  memset(buffer, FILL, sizeof buffer);
+  memset(buffer, FILL, sizeof shorter.bytes);
   stubjit_runtime_options_init_sized(options, sizeof(size_t) - 1);
   stubjit_launch_options_init_sized(NULL, sizeof *launch);
-  CHECK(untouched(buffer, 0, sizeof buffer, FILL));
+  CHECK(untouched(buffer, 0, sizeof shorter.bytes, FILL));
   /* A larger size than the library's struct: the library's struct only. */
-  stubjit_launch_options_init_sized(launch, sizeof buffer);
+  stubjit_launch_options_init_sized(launch, sizeof shorter.bytes);
   CHECK_INT(launch->struct_size, sizeof *launch);
-  CHECK(untouched(buffer, sizeof *launch, sizeof buffer, FILL));
+  CHECK(untouched(buffer, sizeof *launch, sizeof shorter.bytes, FILL));
 }
 
 /* --- cache layers -------------------------------------------------------------------- */
 
+/* A new folder under $TMPDIR (else /tmp); its path in `path`. 0 when none was made. */
+static int make_temp_dir(char* path, size_t size, const char* stem) {
+  const char* base = getenv("TMPDIR");
+  if (base == NULL || base[0] == '\0') base = "/tmp";
+  if (snprintf(path, size, "%s/stubjit-capi-%s-XXXXXX", base, stem) >= (int)size) return 0;
+  return mkdtemp(path) != NULL;
+}
+
 static void remove_tree(const char* path) {
-  char command[512];
+  char command[1100];
+  if (strchr(path, '\'') != NULL) return; /* never quoted wrongly: left behind */
   snprintf(command, sizeof command, "rm -rf '%s'", path);
   CHECK_INT(system(command), 0);
 }
@@ -1491,45 +1527,32 @@ static stubjit_runtime new_disk_runtime(const char* cache_dir, const char* layer
 
 /* saxpy once over 8 elements: y = 2x + y, checked. */
 static void launch_saxpy_once(stubjit_runtime runtime) {
-  const int64_t n = 8;
   float x[8], y[8];
-  stubjit_kernel saxpy = new_saxpy(runtime);
-  stubjit_field fx = new_field(runtime, STUBJIT_F32, 1, &n, STUBJIT_ROW_MAJOR);
-  stubjit_field fy = new_field(runtime, STUBJIT_F32, 1, &n, STUBJIT_ROW_MAJOR);
-  stubjit_domain domain = new_box(1, &n, STUBJIT_ORDER_C);
-  stubjit_arg args[3];
+  saxpy_launch saxpy;
   int i;
   for (i = 0; i < 8; ++i) {
     x[i] = (float)i;
     y[i] = 1.0f;
   }
-  CHECK_OK(stubjit_field_copy_from_host(fx, x, sizeof x));
-  CHECK_OK(stubjit_field_copy_from_host(fy, y, sizeof y));
-  args[0] = stubjit_arg_f32(2.0f);
-  args[1] = stubjit_arg_field(fx);
-  args[2] = stubjit_arg_field(fy);
-  CHECK_OK(stubjit_kernel_launch(saxpy, NULL, domain, args, 3, NULL));
-  CHECK_OK(stubjit_field_copy_to_host(fy, y, sizeof y));
+  saxpy = saxpy_setup(runtime, 8, 2.0f, x, y);
+  CHECK_OK(stubjit_kernel_launch(saxpy.kernel, NULL, saxpy.domain, saxpy.args, 3, NULL));
+  CHECK_OK(stubjit_field_copy_to_host(saxpy.y, y, sizeof y));
   for (i = 0; i < 8; ++i) CHECK_F64(y[i], 2.0 * i + 1.0);
-  stubjit_domain_destroy(domain);
-  stubjit_field_destroy(fx);
-  stubjit_field_destroy(fy);
-  stubjit_kernel_destroy(saxpy);
+  saxpy_release(&saxpy);
 }
 
 /* RuntimeOptions::cache_layers through the C struct: a cache filled by one runtime is
  * another's read-only layer, whose stub it loads (layer_hits) instead of compiling. */
 static void test_cache_layers(void) {
-  char layer[] = "/tmp/stubjit-capi-layer-XXXXXX";
-  char root[] = "/tmp/stubjit-capi-root-XXXXXX";
-  char other[] = "/tmp/stubjit-capi-other-XXXXXX";
+  char layer[1024], root[1024], other[1024];
   stubjit_runtime runtime;
   stubjit_cache_counters counters;
   char* cache_env = getenv("STUBJIT_CACHE");
   char saved[64] = "";
   if (cache_env != NULL) snprintf(saved, sizeof saved, "%s", cache_env);
-  if (mkdtemp(layer) == NULL || mkdtemp(root) == NULL || mkdtemp(other) == NULL) {
-    CHECK(!"mkdtemp");
+  if (!make_temp_dir(layer, sizeof layer, "layer") || !make_temp_dir(root, sizeof root, "root") ||
+      !make_temp_dir(other, sizeof other, "other")) {
+    CHECK(!"make_temp_dir");
     return;
   }
   unsetenv("STUBJIT_CACHE"); /* ctest turns the disk cache off */
