@@ -14,15 +14,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-struct BundleFlags {
-  std::string bundle;
-  std::vector<std::string> kernels;
-  std::vector<std::string> targets;
-  std::string into;
-  bool shared = false;
-  bool dry_run = false;
-};
-
 void print(const json& value) { std::printf("%s\n", value.dump(2).c_str()); }
 
 // The root the other cache commands would use: --cache-dir, else a runtime's.
@@ -154,38 +145,12 @@ int bundle_info(const BundleFlags& flags, bool as_json) {
 
 }  // namespace
 
-void add_bundle_commands(CLI::App& cache, const GlobalFlags& global,
-                         std::shared_ptr<const std::string> cache_dir, Action& action) {
-  auto flags = std::make_shared<BundleFlags>();  // owned by the callbacks below
-
-  CLI::App* exporter =
-      cache.add_subcommand("export", "Write the cache's valid entries to one verified bundle file");
-  exporter->add_option("bundle", flags->bundle, "The bundle file to write")->required();
-  exporter->add_option("--kernel", flags->kernels, "Only this kernel's entries (repeatable)");
-  exporter->add_option("--target", flags->targets,
-                       "Only this target's entries, e.g. sm_90; host: the CPU's (repeatable)");
-  exporter->callback([&global, &action, flags, cache_dir] {
-    action = [&global, flags, cache_dir] { return export_bundle(*flags, *cache_dir, global.json); };
-  });
-
-  CLI::App* importer = cache.add_subcommand(
-      "import", "Verify a bundle, then add its entries to a cache (or a shared layer)");
-  importer->add_option("bundle", flags->bundle, "The bundle file to read")->required();
-  importer->add_option("--into", flags->into,
-                       "Import into DIR (default: the cache root, as --cache-dir or a runtime "
-                       "chooses it)");
-  importer->add_flag("--shared", flags->shared,
-                     "Entries and directories readable by every user: for a read-only layer");
-  importer->add_flag("--dry-run", flags->dry_run, "Verify and report, writing nothing");
-  importer->callback([&global, &action, flags, cache_dir] {
-    action = [&global, flags, cache_dir] { return import_bundle(*flags, *cache_dir, global.json); };
-  });
-
-  CLI::App* info = cache.add_subcommand("bundle-info", "Verify a bundle and print its manifest");
-  info->add_option("bundle", flags->bundle, "The bundle file to read")->required();
-  info->callback([&global, &action, flags] {
-    action = [&global, flags] { return bundle_info(*flags, global.json); };
-  });
+int run_bundle_export(const BundleFlags& flags, const std::string& cache_dir, bool as_json) {
+  return export_bundle(flags, cache_dir, as_json);
 }
+int run_bundle_import(const BundleFlags& flags, const std::string& cache_dir, bool as_json) {
+  return import_bundle(flags, cache_dir, as_json);
+}
+int run_bundle_info(const BundleFlags& flags, bool as_json) { return bundle_info(flags, as_json); }
 
 }  // namespace stubjit::tool

@@ -20,12 +20,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-struct CacheFlags {
-  std::string cache_dir;
-  bool remove = false;
-  std::string older_than;
-};
-
 // The root as the library spells it: "/a/b/" and "/a/./b" are "/a/b".
 std::string root_of(const CacheFlags& flags) {
   if (flags.cache_dir.empty()) return disk_cache_info().root;
@@ -201,33 +195,9 @@ int clear(const CacheFlags& flags, bool as_json) {
 
 }  // namespace
 
-void add_cache_command(CLI::App& app, const GlobalFlags& global, Action& action) {
-  // Owned by the callbacks below, so it lives as long as the app that fills it.
-  auto flags = std::make_shared<CacheFlags>();
-  CLI::App* cache = app.add_subcommand("cache", "The persistent disk cache (docs/cache.md)");
-  cache->require_subcommand(1);
-  cache->add_option("--cache-dir", flags->cache_dir,
-                    "Cache root (default: as a runtime would choose it)");
-  auto on = [&global, &action, flags](int (*command)(const CacheFlags&, bool)) {
-    return [&global, &action, flags, command] {
-      action = [&global, flags, command] { return command(*flags, global.json); };
-    };
-  };
-  cache->add_subcommand("ls", "List the entries, most recently used first")->callback(on(list));
-  cache->add_subcommand("stats", "Entries, bytes, size cap, per backend")->callback(on(stats));
-  CLI::App* verify_command = cache->add_subcommand(
-      "verify",
-      "Check every entry (magic, version, sizes, checksum, key); exit 1 if bad ones remain");
-  verify_command->add_flag("--remove", flags->remove, "Remove the bad entries");
-  verify_command->callback(on(verify));
-  CLI::App* clear_command = cache->add_subcommand("clear", "Remove entries");
-  clear_command->add_option("--older-than", flags->older_than,
-                            "Only entries unused for this long: 30d, 12h, 90m, 45s");
-  clear_command->callback(on(clear));
-  add_prewarm_command(*cache, global, std::shared_ptr<const std::string>(flags, &flags->cache_dir),
-                      action);
-  add_bundle_commands(*cache, global, std::shared_ptr<const std::string>(flags, &flags->cache_dir),
-                      action);
-}
+int run_cache_list(const CacheFlags& flags, bool as_json) { return list(flags, as_json); }
+int run_cache_stats(const CacheFlags& flags, bool as_json) { return stats(flags, as_json); }
+int run_cache_verify(const CacheFlags& flags, bool as_json) { return verify(flags, as_json); }
+int run_cache_clear(const CacheFlags& flags, bool as_json) { return clear(flags, as_json); }
 
 }  // namespace stubjit::tool

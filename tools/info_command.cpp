@@ -105,20 +105,14 @@ void print_text(const json& info) {
 
 }  // namespace
 
-void add_info_command(CLI::App& app, const GlobalFlags& flags, Action& action) {
-  CLI::App* info = app.add_subcommand(
-      "info", "Backends found (or why not), devices, limits, toolchains, cache root");
-  info->callback([&flags, &action] {
-    action = [&flags] {
-      const json report = info_json();
-      if (flags.json) {
-        std::printf("%s\n", report.dump(2).c_str());
-      } else {
-        print_text(report);
-      }
-      return exit_ok;
-    };
-  });
+int run_info(bool as_json) {
+  const json report = info_json();
+  if (as_json) {
+    std::printf("%s\n", report.dump(2).c_str());
+  } else {
+    print_text(report);
+  }
+  return exit_ok;
 }
 
 }  // namespace stubjit::tool

@@ -20,12 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
-struct PrewarmFlags {
-  std::vector<std::string> files;
-  std::string target;
-  std::string emit_dir;
-};
-
 // "host": the CPU backend; sm_XY / compute_XY: CUDA; gfx...: HIP, the GPU ones
 // compile-only (RuntimeOptions::target) whether or not this machine has the device.
 RuntimeOptions options_for(const std::string& target, const std::string& cache_dir) {
@@ -338,19 +332,8 @@ int prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_jso
 
 }  // namespace
 
-void add_prewarm_command(CLI::App& cache, const GlobalFlags& global,
-                         std::shared_ptr<const std::string> cache_dir, Action& action) {
-  auto flags = std::make_shared<PrewarmFlags>();  // owned by the callback below
-  CLI::App* command = cache.add_subcommand(
-      "prewarm", "Compile the stubs that kernel files' launches need, running nothing");
-  command->add_option("files", flags->files, "Kernel description files (JSON) with \"launches\"")
-      ->required();
-  command->add_option("--target", flags->target,
-                      "host, sm_XY, compute_XY or gfxNNN (default: this machine's backend)");
-  command->add_option("--emit", flags->emit_dir, "Also write each stub's binary into DIR");
-  command->callback([&global, &action, flags, cache_dir] {
-    action = [&global, flags, cache_dir] { return prewarm(*flags, *cache_dir, global.json); };
-  });
+int run_prewarm(const PrewarmFlags& flags, const std::string& cache_dir, bool as_json) {
+  return prewarm(flags, cache_dir, as_json);
 }
 
 }  // namespace stubjit::tool
