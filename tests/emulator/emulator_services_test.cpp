@@ -180,29 +180,43 @@ INSTANTIATE_TEST_SUITE_P(BothDialects, EmulatorServices,
                                   std::to_string(info.param.block[2]);
                          });
 
+const Config cuda_emulator{Dialect::cuda, true, false};
+
+// A hand-written kernel `entry` (after the prelude) compiled by the CUDA emulator's
+// toolchain and loaded on `device`.
+std::unique_ptr<detail::Module> load_kernel(detail::Device& device, const std::string& body,
+                                            const std::string& entry) {
+  const auto toolchain = test::emulator::make_toolchain(cuda_emulator);
+  const std::string source = prelude_text() + body, file = entry + ".cu";
+  const std::vector<std::string> options;
+  return device.load(toolchain->compile({source, file, entry, entry, options}), entry);
+}
+
+// Launch parameters of `grid` groups of `block` threads along x.
+LaunchParams along_x(std::uint64_t grid, std::uint32_t block) {
+  LaunchParams lp;
+  std::memset(&lp, 0, sizeof lp);
+  lp.grid[0] = grid;
+  lp.grid[1] = lp.grid[2] = 1;
+  lp.block[0] = block;
+  lp.block[1] = lp.block[2] = 1;
+  return lp;
+}
+
 // A group above the stub's launch bounds is refused before any thread runs, as a
 // driver refuses it.
 TEST(EmulatorDevice, RefusesAGroupAboveTheLaunchBounds) {
-  const Config config{Dialect::cuda, true, false};
-  const auto toolchain = test::emulator::make_toolchain(config);
-  const auto device = test::emulator::make_device(config);
-  const std::string source = prelude_text() +
-                             "#define STUBJIT_MAX_GROUP_THREADS 4\n"
-                             "struct stubjit_args_t { int* hits; };\n"
-                             "extern \"C\" __global__ void touch(const stubjit_args_t a, "
-                             "const stubjit::LaunchParams) { atomicAdd(a.hits, 1); }\n";
-  const std::string file = "touch.cu", entry = "touch";
-  const std::vector<std::string> options;
-  const auto module =
-      device->load(toolchain->compile({source, file, entry, entry, options}), entry);
+  const auto device = test::emulator::make_device(cuda_emulator);
+  const auto module = load_kernel(*device,
+                                  "#define STUBJIT_MAX_GROUP_THREADS 4\n"
+                                  "struct stubjit_args_t { int* hits; };\n"
+                                  "extern \"C\" __global__ void touch(const stubjit_args_t a, "
+                                  "const stubjit::LaunchParams) { atomicAdd(a.hits, 1); }\n",
+                                  "touch");
   EXPECT_EQ(module->max_group_threads(), 4u);
   int hits = 0;
   int* args = &hits;
-  LaunchParams lp;
-  std::memset(&lp, 0, sizeof lp);
-  lp.grid[0] = lp.grid[1] = lp.grid[2] = 1;
-  lp.block[0] = 4;
-  lp.block[1] = lp.block[2] = 1;
+  LaunchParams lp = along_x(1, 4);
   device->launch(*module, {}, lp, &args, sizeof args, nullptr);
   EXPECT_EQ(hits, 4);
   lp.block[0] = 8;
@@ -215,32 +229,23 @@ TEST(EmulatorDevice, RefusesAGroupAboveTheLaunchBounds) {
 // kernel runs every thread past the barrier.
 TEST(EmulatorDevice, StopsABlockWhoseThreadsWaitAtABarrierOthersLeft) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  const Config config{Dialect::cuda, true, false};
-  const auto toolchain = test::emulator::make_toolchain(config);
-  const auto device = test::emulator::make_device(config);
+  const auto device = test::emulator::make_device(cuda_emulator);
   const auto module_for = [&](const std::string& condition) {
-    const std::string source = prelude_text() +
-                               "struct stubjit_args_t { int* hits; };\n"
-                               "extern \"C\" __global__ void wait_all(const stubjit_args_t a, "
-                               "const stubjit::LaunchParams) {\n"
-                               "  if (" +
-                               condition +
-                               ") return;\n"
-                               "  __syncthreads();\n"
-                               "  atomicAdd(a.hits, 1);\n"
-                               "}\n";
-    const std::string file = "wait_all.cu", entry = "wait_all";
-    const std::vector<std::string> options;
-    return device->load(toolchain->compile({source, file, entry, entry, options}), entry);
+    return load_kernel(*device,
+                       "struct stubjit_args_t { int* hits; };\n"
+                       "extern \"C\" __global__ void wait_all(const stubjit_args_t a, "
+                       "const stubjit::LaunchParams) {\n"
+                       "  if (" +
+                           condition +
+                           ") return;\n"
+                           "  __syncthreads();\n"
+                           "  atomicAdd(a.hits, 1);\n"
+                           "}\n",
+                       "wait_all");
   };
   int hits = 0;
   int* args = &hits;
-  LaunchParams lp;
-  std::memset(&lp, 0, sizeof lp);
-  lp.grid[0] = 2;
-  lp.grid[1] = lp.grid[2] = 1;
-  lp.block[0] = 32;
-  lp.block[1] = lp.block[2] = 1;
+  const LaunchParams lp = along_x(2, 32);
   const auto whole = module_for("false");
   device->launch(*whole, {}, lp, &args, sizeof args, nullptr);
   EXPECT_EQ(hits, 64);
