@@ -14,7 +14,9 @@
 // Environment: STUBJIT_SHAPES_TOTAL (elements, default 2^25), STUBJIT_SHAPES_ITERATIONS
 // (default 5), STUBJIT_SHAPES_FUSE=0 (launches without dimension fusion, for an A/B),
 // STUBJIT_SHAPES_SHORT_ROWS=0 (no stub with a short innermost extent compiled in),
-// STUBJIT_SHAPES_COMPILER_OPTIONS (extra stub compiler flags, space-separated).
+// STUBJIT_SHAPES_COMPILER_OPTIONS (extra stub compiler flags, space-separated),
+// STUBJIT_SHAPES_HAND_INTO_B=1 (the timed hand loop writes the array stubjit writes, not
+// an array of its own: an A/B of where the output lies).
 // Names are kernel/rank/inner/layout/mode, for --benchmark_filter.
 // bench/shape_table.py turns the JSON output into bench/results/shapes.md.
 #include <benchmark/benchmark.h>
@@ -170,7 +172,8 @@ void run_case(benchmark::State& state, Shape s, std::optional<Mode> mode) {
       return;
     }
   }
-  std::vector<float>& hand_out = r.hand;
+  // Where the timed hand loop writes: its own array (checked above), or stubjit's.
+  std::vector<float>& hand_out = env_or("STUBJIT_SHAPES_HAND_INTO_B", 0) != 0 ? r.b : r.hand;
   std::vector<double> stubjit_ms, hand_ms;
   std::size_t iteration = 0;
   for (auto _ : state) {
