@@ -57,6 +57,8 @@ run_target() {
 
 jobs=$(nproc)
 running=0
+# An interrupted run stops its fuzzers too.
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 for target in "${targets[@]}"; do
   mkdir -p "out/fuzz/$target"
   rm -f "out/fuzz/$target/status"
@@ -78,7 +80,7 @@ for target in "${targets[@]}"; do
   status=$(cat "out/fuzz/$target/status" 2>/dev/null || echo "no status")
   if [ "$status" != 0 ]; then
     echo "fuzz: $target FAILED (exit $status); the end of its log:"
-    tail -n 40 "$log"
+    tail -n 40 "$log" 2>/dev/null || true
     found+=("$target")
   fi
 done

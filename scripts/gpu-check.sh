@@ -84,7 +84,7 @@ if [ -n "$prebuilt" ]; then
   built_at=$(value commit)
   pack=$(cd "$prebuilt" && pwd)
   here=$(git describe --always --dirty 2>/dev/null || echo unknown)
-  if [ "$here" != "$built_at" ]; then
+  if [ "$here" != unknown ] && [ "$here" != "$built_at" ]; then
     say "warning: the pack was built at $built_at, this checkout is $here: the tests run" \
       "the pack's programs against this checkout's scripts and sources"
   fi
@@ -104,7 +104,8 @@ if [ -n "$prebuilt" ]; then
   log=$build/gpu-check.log
   : >"$log"
   export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  say "prebuilt at $built_at ($(value built_on); $(value compiler))"
+  say "prebuilt at $built_at ($(sed -n 's/^built_on=//p' "$prebuilt/prebuilt.env");" \
+    "$(sed -n 's/^compiler=//p' "$prebuilt/prebuilt.env"))"
 else
   for tool in cmake ninja tar; do
     command -v "$tool" >/dev/null || fail "needs $tool"

@@ -72,24 +72,32 @@ spdlog::logger& sink() {
 
 }  // namespace
 
-bool Logger::should_log(LogLevel level) const {
-  return level != LogLevel::off && sink().should_log(to_spdlog(level));
+bool Logger::should_log(LogLevel level) const noexcept {
+  try {
+    return level != LogLevel::off && sink().should_log(to_spdlog(level));
+  } catch (...) {  // the logger could not be made (no memory): nothing is written
+    return false;
+  }
 }
 
 LogLevel Logger::level() const { return from_spdlog(sink().level()); }
 
 void Logger::set_level(LogLevel level) { sink().set_level(to_spdlog(level)); }
 
-void Logger::write(LogLevel level, fmt::string_view format, fmt::format_args args) {
-  std::string message;
+void Logger::write(LogLevel level, fmt::string_view format, fmt::format_args args) noexcept {
+  // Logging never throws: it runs in destructors and on error paths. A message that
+  // does not format (a bug of ours) is written as it is; one that cannot be made or
+  // written at all (no memory) is dropped.
   try {
-    message = fmt::vformat(format, args);
-  } catch (const fmt::format_error& error) {
-    // A message that does not format is a bug of ours, but logging must not throw
-    // (it runs in destructors and on error paths): write the format as it is.
-    message = std::string(format.data(), format.size()) + " (unformatted: " + error.what() + ")";
+    std::string message;
+    try {
+      message = fmt::vformat(format, args);
+    } catch (const fmt::format_error& error) {
+      message = std::string(format.data(), format.size()) + " (unformatted: " + error.what() + ")";
+    }
+    sink().log(to_spdlog(level), spdlog::string_view_t(message.data(), message.size()));
+  } catch (...) {
   }
-  sink().log(to_spdlog(level), spdlog::string_view_t(message.data(), message.size()));
 }
 
 Logger& logger() {

@@ -5,6 +5,9 @@
 // logged and formatted in log.cpp, the one file that includes spdlog (and fmt's
 // implementation, header-only so that no shared library of theirs is loaded at start).
 // spdlog with header-only fmt cost about 12 s of compile time in each file that logs.
+// So no other file may call fmt's formatting functions (fmt::format, fmt::vformat):
+// they are defined in log.cpp alone, inline, and would link only by chance. Packing
+// arguments (make_format_args) is all the header does.
 #pragma once
 
 #include <fmt/core.h>
@@ -19,7 +22,7 @@ enum class LogLevel { trace, debug, info, warn, error, off };
 class Logger {
  public:
   // Whether a message of `level` would be written: for what is costly to describe.
-  bool should_log(LogLevel level) const;
+  bool should_log(LogLevel level) const noexcept;
   LogLevel level() const;
   void set_level(LogLevel level);
 
@@ -49,7 +52,7 @@ class Logger {
   void log(LogLevel level, fmt::format_string<Args...> format, Args&&... args) {
     if (should_log(level)) write(level, format, fmt::make_format_args(args...));
   }
-  void write(LogLevel level, fmt::string_view format, fmt::format_args args);
+  void write(LogLevel level, fmt::string_view format, fmt::format_args args) noexcept;
 };
 
 Logger& logger();

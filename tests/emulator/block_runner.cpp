@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -21,38 +22,46 @@ using stubjit_emulator::Context;
 // round of kernel wake-ups, which cost the emulated pattern suites minutes of system
 // time each. The fibers run in a scrambled order, as the block's threads do below.
 
-// The stack of one fiber: reserved, not committed (the kernel commits what a stub
-// touches), with a guard page below it so that an overflow faults instead of
-// writing over the next stack.
+// The stack of one fiber: 8 MiB as a host thread's, reserved, not committed (the kernel
+// commits what a stub touches), with 64 KiB of guard pages below it so that an overflow
+// faults instead of writing over the next stack (the stubs are compiled without stack
+// clash protection: a frame larger than the guard could still jump it).
 class FiberStack {
  public:
-  static constexpr std::size_t bytes = std::size_t(1) << 20;
+  static constexpr std::size_t bytes = std::size_t(8) << 20;
 
-  FiberStack() {
-    void* mapping = mmap(nullptr, bytes + guard, PROT_READ | PROT_WRITE,
+  FiberStack() : guard_(guard_bytes()) {
+    void* mapping = mmap(nullptr, bytes + guard_, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (mapping == MAP_FAILED) {
       std::perror("stubjit emulator: mmap of a fiber stack");
       std::abort();
     }
     base_ = static_cast<char*>(mapping);
-    if (mprotect(base_, guard, PROT_NONE) != 0) {
+    if (mprotect(base_, guard_, PROT_NONE) != 0) {
       std::perror("stubjit emulator: mprotect of a fiber stack's guard page");
       std::abort();
     }
   }
-  FiberStack(FiberStack&& other) noexcept : base_(other.base_) { other.base_ = nullptr; }
+  FiberStack(FiberStack&& other) noexcept : guard_(other.guard_), base_(other.base_) {
+    other.base_ = nullptr;
+  }
   FiberStack& operator=(FiberStack&&) = delete;
   FiberStack(const FiberStack&) = delete;
   FiberStack& operator=(const FiberStack&) = delete;
   ~FiberStack() {
-    if (base_) munmap(base_, bytes + guard);
+    if (base_) munmap(base_, bytes + guard_);
   }
 
-  void* bottom() const { return base_ + guard; }
+  void* bottom() const { return base_ + guard_; }
 
  private:
-  static constexpr std::size_t guard = 4096;
+  static std::size_t guard_bytes() {
+    const long page = sysconf(_SC_PAGESIZE);
+    const std::size_t size = page > 0 ? std::size_t(page) : 4096;
+    return (std::size_t(64) << 10) / size * size + size;
+  }
+  std::size_t guard_;
   char* base_;
 };
 
@@ -93,7 +102,7 @@ struct BlockState {
   std::vector<Barrier> warp_barriers;
   std::vector<unsigned long long> slots;  // one per thread, for warp exchanges
   std::vector<Fiber> fibers;              // by linear index
-  ucontext_t scheduler;
+  ucontext_t scheduler{};
   unsigned running = 0;               // the linear index of the fiber running
   const Context** current = nullptr;  // the stub's `current`, once attached
   bool progressed = false;            // a fiber arrived at a barrier or finished
@@ -233,7 +242,11 @@ void run_threads_as_fibers(const BlockLaunch& launch, unsigned threads, void* gr
     prepare_fiber(block.fibers[linear], context, stacks[linear], block.scheduler);
   }
   const unsigned stride = scrambling_stride(threads);
-  BlockState* const outer = starting_block;  // a block run from inside a fiber (none today)
+  if (starting_block) {
+    // A block run from a fiber of another would take the stacks that fiber runs on.
+    std::fputs("stubjit emulator: a block was run from inside another block's thread\n", stderr);
+    std::abort();
+  }
   starting_block = &block;
   unsigned live = threads;
   while (live > 0) {
@@ -260,7 +273,7 @@ void run_threads_as_fibers(const BlockLaunch& launch, unsigned threads, void* gr
       std::abort();
     }
   }
-  starting_block = outer;
+  starting_block = nullptr;
 }
 
 }  // namespace
