@@ -82,14 +82,17 @@ struct OursFunction<R (*)(A...)> {
   using type = typename Ours<R>::type (*)(typename Ours<A>::type...);
 };
 
-// True when `header_function`'s type, in cuda_api.hpp's types, is `Declared`.
+// True when the header's function type, in cuda_api.hpp's types, is `Declared`. The
+// header's function is named only inside decltype: the program does not link against
+// the toolkit, so an address taken at run time (kept at -O0) would not resolve.
 template <class Declared, class HeaderFunction>
-constexpr bool same_signature(HeaderFunction) {
+constexpr bool same_signature() {
   return std::is_same_v<typename OursFunction<HeaderFunction>::type, Declared>;
 }
 
-#define EXPECT_SIGNATURE(declared, symbol) \
-  EXPECT_TRUE(same_signature<declared>(&::symbol)) << #declared " is not the type of " #symbol
+#define EXPECT_SIGNATURE(declared, symbol)                    \
+  EXPECT_TRUE((same_signature<declared, decltype(&::symbol)>())) \
+      << #declared " is not the type of " #symbol
 
 TEST(CudaApi, TypesCrossTheAbiAsDeclared) {
   EXPECT_TRUE((std::is_same_v<::CUdeviceptr, CUdeviceptr>));
