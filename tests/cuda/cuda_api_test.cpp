@@ -90,7 +90,7 @@ constexpr bool same_signature() {
   return std::is_same_v<typename OursFunction<HeaderFunction>::type, Declared>;
 }
 
-#define EXPECT_SIGNATURE(declared, symbol)                    \
+#define EXPECT_SIGNATURE(declared, symbol)                       \
   EXPECT_TRUE((same_signature<declared, decltype(&::symbol)>())) \
       << #declared " is not the type of " #symbol
 
