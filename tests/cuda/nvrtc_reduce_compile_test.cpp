@@ -2,7 +2,8 @@
 // element type that takes it, the whole domain of rank 1, 2 and 4, a dimension of rank-2
 // and rank-3 domains, an index token, a projected and a broadcast field, custom
 // combiners, a specialized scalar) compile with NVRTC for sm_90 in both index widths and
-// for sm_80 with 32-bit ones, into a CUBIN that defines the stub's entry; their PTX holds
+// for sm_80 with 32-bit ones (all but sm_90's 32-bit check with one combiner per element
+// type), into a CUBIN that defines the stub's entry; their PTX holds
 // the group barriers of the tree, the dynamic group memory it runs in, and the atomic add
 // that counts a group's arrival at its segment. Needs libnvrtc only (no driver, no GPU);
 // skips with the reason when NVRTC is absent, fails when the build found it
@@ -41,13 +42,24 @@ void PrintTo(const ReduceArchCase& c, std::ostream* out) {
 
 class NvrtcReduceStubs : public ::testing::TestWithParam<ReduceArchCase> {};
 
+// sm_90 with 32-bit indices compiles every case; the others one combiner per element
+// type (reduce_stub_cases.hpp, one_combiner_per_type).
+std::vector<ReduceStubCase> cases_for(const ReduceArchCase& a) {
+  std::vector<ReduceStubCase> cases = test::reduce::reduce_stub_cases();
+  if (a.arch == "sm_90" && a.index_bits == 32) return cases;
+  return test::reduce::one_combiner_per_type(std::move(cases));
+}
+
 TEST_P(NvrtcReduceStubs, EveryCaseCompilesToACubinDefiningItsEntry) {
   REQUIRE_NVRTC();
   const ReduceArchCase a = GetParam();
   const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
                                CudaTarget{parse_cuda_arch(a.arch), false});
-  const std::vector<ReduceStubCase> cases = test::reduce::reduce_stub_cases();
-  ASSERT_EQ(cases.size(), matrix_cases + shape_cases);
+  const std::vector<ReduceStubCase> cases = cases_for(a);
+  ASSERT_EQ(cases.size(), (a.arch == "sm_90" && a.index_bits == 32
+                               ? matrix_cases
+                               : test::reduce::reduce_element_types().size()) +
+                              shape_cases);
   const std::string index_local = std::string("const ") +
                                   (a.index_bits == 32 ? "stubjit::i32" : "stubjit::i64") +
                                   " stubjit_count0 = ";
@@ -95,7 +107,7 @@ TEST_P(NvrtcReduceStubs, PtxHoldsTheBarrierGroupMemoryAndArrivalCount) {
   const ReduceArchCase a = GetParam();
   const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
                                CudaTarget{parse_cuda_arch(a.arch), true});
-  for (const ReduceStubCase& c : test::reduce::reduce_stub_cases()) {
+  for (const ReduceStubCase& c : cases_for(a)) {
     SCOPED_TRACE(c.name);
     const GeneratedStub stub =
         generate_stub(test::reduce::reduce_request(c, "cuda", a.index_bits, 32));

@@ -24,6 +24,7 @@ struct ScanStubCase {
   int dimension = 0;    // the request's, in the run's numbering
   bool matrix = false;  // a (type, combiner) case: its scan stage alone
   std::vector<std::uint64_t> specialized_values{};
+  bool another_combiner = false;  // a matrix case after the first of its element type
 };
 
 // A scan parameter of any element type (scan<T> spells it for a host type).
@@ -59,8 +60,9 @@ inline std::vector<ScanStubCase> scan_stub_cases() {
            {Param{ParamKind::field, "x", type, 0, Access::read_only},
             scan_param("y", type, combiner, kind)},
            "y = x;"},
-          {P, P}, 1, 0)
-          .matrix = true;
+          {P, P}, 1, 0);
+      cases.back().matrix = true;
+      cases.back().another_combiner = combiner != reduce::combiners_of(type).front();
     }
   const KernelSource sum2{
       "rows_sum", {in<double>("x"), stubjit::scan<double>("y", Combiner::sum)}, "y = x;"};
