@@ -139,7 +139,8 @@ TEST_P(NvrtcReduceStubs, PtxHoldsTheBarrierGroupMemoryAndArrivalCount) {
 INSTANTIATE_TEST_SUITE_P(Targets, NvrtcReduceStubs,
                          // The index width changes the index arithmetic only: sm_90
                          // checks both, sm_80 the 32-bit one (one compile of every case
-                         // is about 16 s here).
+                         // is about 16 s here); all but sm_90's 32-bit check take one
+                         // combiner per element type.
                          ::testing::Values(ReduceArchCase{"sm_80", 32}, ReduceArchCase{"sm_90", 32},
                                            ReduceArchCase{"sm_90", 64}),
                          [](const ::testing::TestParamInfo<ReduceArchCase>& info) {

@@ -76,7 +76,7 @@ inline std::string type_word(ElementType type) {
 
 // The cases that a toolkit's further compile checks take (another index width, another
 // processor): every shape case, and of the matrix the first combiner of each element
-// type. The first check (sm_90 or gfx90a, 32-bit indices) compiles the whole matrix;
+// type. The first check of each test (sm_90 or gfx90a) compiles the whole matrix;
 // what a combiner adds to a stub is the same text for every target and width, while
 // what they change (index arithmetic, the warp's shuffles of each type's width) each
 // element type still meets. One hipRTC or NVRTC compile of a case is 0.3 to 0.5 s here.

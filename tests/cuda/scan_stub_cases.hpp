@@ -49,12 +49,16 @@ inline std::vector<ScanStubCase> scan_stub_cases() {
     cases.push_back(std::move(c));
     return cases.back();
   };
-  bool exclusive = false;
-  for (const ElementType type : reduce::reduce_element_types())
-    for (const Combiner combiner : reduce::combiners_of(type)) {
+  // Inclusive and exclusive in turn along each type's combiners, the first combiner's
+  // kind in turn along the types: the cases of one_combiner_per_type hold both kinds.
+  const std::vector<ElementType> types = reduce::reduce_element_types();
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    const ElementType type = types[t];
+    const std::vector<Combiner> combiners = reduce::combiners_of(type);
+    for (std::size_t k = 0; k < combiners.size(); ++k) {
+      const Combiner combiner = combiners[k];
       const std::string name = std::string(name_of(combiner)) + "_" + reduce::type_word(type);
-      const ScanKind kind = exclusive ? ScanKind::exclusive : ScanKind::inclusive;
-      exclusive = !exclusive;
+      const ScanKind kind = (t + k) % 2 ? ScanKind::exclusive : ScanKind::inclusive;
       add(name,
           {"scan_" + name,
            {Param{ParamKind::field, "x", type, 0, Access::read_only},
@@ -62,8 +66,9 @@ inline std::vector<ScanStubCase> scan_stub_cases() {
            "y = x;"},
           {P, P}, 1, 0);
       cases.back().matrix = true;
-      cases.back().another_combiner = combiner != reduce::combiners_of(type).front();
+      cases.back().another_combiner = k > 0;
     }
+  }
   const KernelSource sum2{
       "rows_sum", {in<double>("x"), stubjit::scan<double>("y", Combiner::sum)}, "y = x;"};
   add("r2_d0", sum2, {P, P}, 2, 0);

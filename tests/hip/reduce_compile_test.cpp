@@ -77,7 +77,8 @@ TEST_P(HipReduceStubs, EveryCaseIsAnAmdgpuCodeObjectWithTheEntryAndABarrier) {
 }
 
 // The index width changes the index arithmetic only: gfx90a checks both, gfx1030 (the
-// other wavefront width) the 32-bit one (one compile of every case is about 35 s here).
+// other wavefront width) the 32-bit one (one compile of every case is about 35 s here);
+// all but gfx90a's 32-bit check take one combiner per element type.
 INSTANTIATE_TEST_SUITE_P(Targets, HipReduceStubs,
                          ::testing::Values(ArchAndBits{"gfx90a", 32}, ArchAndBits{"gfx90a", 64},
                                            ArchAndBits{"gfx1030", 32}),
