@@ -44,9 +44,11 @@ class NvrtcReduceStubs : public ::testing::TestWithParam<ReduceArchCase> {};
 
 // sm_90 with 32-bit indices compiles every case; the others one combiner per element
 // type (reduce_stub_cases.hpp, one_combiner_per_type).
+bool whole_matrix(const ReduceArchCase& a) { return a.arch == "sm_90" && a.index_bits == 32; }
+
 std::vector<ReduceStubCase> cases_for(const ReduceArchCase& a) {
   std::vector<ReduceStubCase> cases = test::reduce::reduce_stub_cases();
-  if (a.arch == "sm_90" && a.index_bits == 32) return cases;
+  if (whole_matrix(a)) return cases;
   return test::reduce::one_combiner_per_type(std::move(cases));
 }
 
@@ -56,10 +58,9 @@ TEST_P(NvrtcReduceStubs, EveryCaseCompilesToACubinDefiningItsEntry) {
   const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
                                CudaTarget{parse_cuda_arch(a.arch), false});
   const std::vector<ReduceStubCase> cases = cases_for(a);
-  ASSERT_EQ(cases.size(), (a.arch == "sm_90" && a.index_bits == 32
-                               ? matrix_cases
-                               : test::reduce::reduce_element_types().size()) +
-                              shape_cases);
+  ASSERT_EQ(
+      cases.size(),
+      (whole_matrix(a) ? matrix_cases : test::reduce::reduce_element_types().size()) + shape_cases);
   const std::string index_local = std::string("const ") +
                                   (a.index_bits == 32 ? "stubjit::i32" : "stubjit::i64") +
                                   " stubjit_count0 = ";
