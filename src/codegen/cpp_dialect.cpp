@@ -9,7 +9,11 @@
 // refuses a read-write field that aliases another argument) and version it for
 // stride 1. Inlined, the strides become products LLVM cannot version, and it gives
 // up. It takes a block of rows, not one: a row of 5 elements per call spent more on
-// the call and the row's offsets than on the elements.
+// the call and the row's offsets than on the elements. A short-row stub of rank 3 or
+// more takes a block of planes (whole blocks of rows along the third-innermost
+// dimension) for the same reason: a block of 5 rows of 5 per call spent a quarter of
+// the stub's time on the call (bench/results/shapes.md).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -85,19 +89,30 @@ class CppDialect final : public DialectEmitter {
  private:
   static std::string last(const StubContext& context) { return std::to_string(context.rank() - 1); }
 
-  // stubjit_run(rows, n, [i0..i(N-3), jbegin, jstep, ibegin, istep,] per-parameter
-  // values...): `rows` runs of `n` positions, along the second-innermost and the
-  // innermost dimension (rank 1: one run; rows is 1). A projected field comes as the
-  // first run's pointer (or trailing view), its innermost step and its step per row.
+  // Whether stubjit_run takes a block of planes: a short-row stub (its rows too short
+  // to pay for a call each block) of rank 3 or more.
+  static bool takes_planes(const StubContext& context) {
+    return context.rank() >= 3 && context.request().inner_count > 0;
+  }
+
+  // stubjit_run([planes,] rows, n, [i0..i(N-3 or N-4), [pbegin, pstep,] jbegin, jstep,
+  // ibegin, istep,] per-parameter values...): `rows` runs of `n` positions, along the
+  // second-innermost and the innermost dimension (rank 1: one run; rows is 1), and with
+  // planes (takes_planes), `planes` such blocks along the third-innermost. A projected
+  // field comes as the first run's pointer (or trailing view), its innermost step, its
+  // step per row and, with planes, its step per plane.
   static void emit_run_function(const StubContext& context) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
     const KernelSource& kernel = *context.request().kernel;
     const bool two_d = context.rank() >= 2;
+    const bool planes = takes_planes(context);
     std::string params = "const " + I + " stubjit_rows, const " + I + " stubjit_n";
+    if (planes) params = "const " + I + " stubjit_planes, " + params;
     if (context.uses_index()) {
-      for (int d = 0; d + 2 < context.rank(); ++d)
+      for (int d = 0; d + (planes ? 3 : 2) < context.rank(); ++d)
         params += ", const " + I + " stubjit_i" + std::to_string(d);
+      if (planes) params += ", const " + I + " stubjit_pbegin, const " + I + " stubjit_pstep";
       if (two_d) params += ", const " + I + " stubjit_jbegin, const " + I + " stubjit_jstep";
       params += ", const " + I + " stubjit_ibegin, const " + I + " stubjit_istep_in";
     }
@@ -120,6 +135,7 @@ class CppDialect final : public DialectEmitter {
           params += p.rank == 0 ? ", " + c_elem(p) + "* STUBJIT_RESTRICT " + local + "_first"
                                 : ", const " + view_type(p, I) + " " + local + "_tfirst";
           params += ", const " + I + " " + local + "_step, const " + I + " " + local + "_row";
+          if (planes) params += ", const " + I + " " + local + "_plane";
           break;
       }
     }
@@ -184,7 +200,43 @@ class CppDialect final : public DialectEmitter {
       out.line(indent,
                "const " + I + " stubjit_istep = " + (unit ? I + "(1)" : "stubjit_istep_in") + ";");
     }
-    const int at = indent - 1;  // the loops below were written for indent 1
+    int at = indent - 1;  // the loops below were written for indent 1
+    const bool planes = takes_planes(context);
+    // Each projected field's first run of the block of rows: its first run, or with
+    // planes its first run of the plane.
+    std::string first = "_first", tfirst = "_tfirst";
+    if (planes) {
+      out.line(at + 1, "for (" + I + " stubjit_s = 0; stubjit_s < stubjit_planes; ++stubjit_s) {");
+      if (context.uses_index()) {
+        out.line(at + 2, "const " + I + " stubjit_i" + std::to_string(context.rank() - 3) +
+                             " = stubjit::logical_index<" + I +
+                             ">(stubjit_pbegin, stubjit_pstep, stubjit_s);");
+      }
+      for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
+        const Param& p = kernel.signature[i];
+        if (context.request().bindings[i] != Binding::projection) continue;
+        const std::string local = argument_local(p);
+        const std::string plane =
+            "stubjit::wrapping_product<" + I + ">(stubjit_s, " + local + "_plane)";
+        if (p.rank == 0) {
+          out.line(at + 2, c_elem(p) + "* STUBJIT_RESTRICT " + local + "_pfirst = " + local +
+                               "_first + " + plane + ";");
+        } else {
+          out.line(at + 2, "const " + view_type(p, I) + " " + local +
+                               "_ptfirst = stubjit::offset_view<" + c_elem(p) + ", " +
+                               std::to_string(p.rank) + ", " + I + ">(" + local + "_tfirst, " +
+                               plane + ");");
+        }
+      }
+      first = "_pfirst";
+      tfirst = "_ptfirst";
+      ++at;
+      // Rolled: LLVM unrolls the row loop (its trip count known at run time only), and
+      // inside the plane loop the unrolled rows reloaded their pointers from the stack
+      // at every row: a rank-8 stencil over strided rows of 3 ran at 0.75 to 0.85 of the
+      // hand loop unrolled, 1.14 to 1.26 rolled (bench/results/shapes.md).
+      out.line(at + 1, "#pragma clang loop unroll(disable)");
+    }
     out.line(at + 1, "for (" + I + " stubjit_r = 0; stubjit_r < stubjit_rows; ++stubjit_r) {");
     if (context.uses_index() && two_d) {
       out.line(at + 2, "const " + I + " stubjit_i" + std::to_string(context.rank() - 2) +
@@ -197,13 +249,13 @@ class CppDialect final : public DialectEmitter {
       const std::string local = argument_local(p);
       const std::string row = "stubjit::wrapping_product<" + I + ">(stubjit_r, " + local + "_row)";
       if (p.rank == 0) {
-        out.line(at + 2, c_elem(p) + "* STUBJIT_RESTRICT " + local + " = " + local + "_first + " +
+        out.line(at + 2, c_elem(p) + "* STUBJIT_RESTRICT " + local + " = " + local + first + " + " +
                              row + ";");
       } else {
         out.line(at + 2, "const " + view_type(p, I) + " " + local +
                              "_tview = stubjit::offset_view<" + c_elem(p) + ", " +
-                             std::to_string(p.rank) + ", " + I + ">(" + local + "_tfirst, " + row +
-                             ");");
+                             std::to_string(p.rank) + ", " + I + ">(" + local + tfirst + ", " +
+                             row + ");");
       }
     }
     const auto run_loop = [&](int in, const std::string& trip) {
@@ -238,6 +290,7 @@ class CppDialect final : public DialectEmitter {
       run_loop(at + 2, "stubjit_n");
     }
     out.line(at + 1, "}");
+    if (planes) out.line(at, "}");
   }
 
   // Element step along the innermost logical dimension, per projected field.
@@ -259,20 +312,36 @@ class CppDialect final : public DialectEmitter {
                                 : "stubjit::wrapping_product<" + I + ">(stubjit_step" + outer +
                                       ", " + local + "_s" + outer + ")") +
                  ";");
+      if (takes_planes(context)) {
+        const std::string plane = std::to_string(context.rank() - 3);
+        context.out().line(1, "const " + I + " " + local + "_plane = stubjit::wrapping_product<" +
+                                  I + ">(stubjit_step" + plane + ", " + local + "_s" + plane +
+                                  ");");
+      }
     }
   }
 
+  // The planes of one call of stubjit_run (takes_planes): `count` from position `begin`
+  // of the third-innermost dimension.
+  struct PlaneBlock {
+    std::string count;
+    std::string begin;
+  };
+
   // Calls stubjit_run for `rows` runs of `count` positions: from position `begin` of
   // the innermost dimension and (rank >= 2) position `row_begin` of the one outside
-  // it; stubjit_i0..stubjit_i(N-3) are in scope.
-  static void emit_run_call(const StubContext& context, int indent, const std::string& rows,
-                            const std::string& row_begin, const std::string& count,
-                            const std::string& begin) {
+  // it, and with planes, for `planes.count` such blocks from `planes.begin` of the one
+  // outside that; stubjit_i0..stubjit_i(N-3) (with planes, N-4) are in scope.
+  static void emit_run_call(const StubContext& context, int indent, const PlaneBlock& planes,
+                            const std::string& rows, const std::string& row_begin,
+                            const std::string& count, const std::string& begin) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
     const std::string L = last(context);
     const bool two_d = context.rank() >= 2;
+    const bool with_planes = takes_planes(context);
     const std::string J = std::to_string(context.rank() - 2);
+    const std::string K = std::to_string(context.rank() - 3);
     const KernelSource& kernel = *context.request().kernel;
     out.line(indent, "const " + I + " stubjit_ibegin = stubjit::logical_index<" + I +
                          ">(stubjit_first" + L + ", stubjit_step" + L + ", " + begin + ");");
@@ -280,9 +349,17 @@ class CppDialect final : public DialectEmitter {
       out.line(indent, "const " + I + " stubjit_jbegin = stubjit::logical_index<" + I +
                            ">(stubjit_first" + J + ", stubjit_step" + J + ", " + row_begin + ");");
     }
+    if (with_planes) {
+      out.line(indent, "const " + I + " stubjit_pbegin = stubjit::logical_index<" + I +
+                           ">(stubjit_first" + K + ", stubjit_step" + K + ", " + planes.begin +
+                           ");");
+    }
     std::string args = rows + ", " + count;
+    if (with_planes) args = planes.count + ", " + args;
     if (context.uses_index()) {
-      for (int d = 0; d + 2 < context.rank(); ++d) args += ", stubjit_i" + std::to_string(d);
+      for (int d = 0; d + (with_planes ? 3 : 2) < context.rank(); ++d)
+        args += ", stubjit_i" + std::to_string(d);
+      if (with_planes) args += ", stubjit_pbegin, stubjit_step" + K;
       if (two_d) args += ", stubjit_jbegin, stubjit_step" + J;
       args += ", stubjit_ibegin, stubjit_step" + L;
     }
@@ -300,10 +377,11 @@ class CppDialect final : public DialectEmitter {
           break;
         case Binding::projection: {
           std::string first;
-          for (int d = 0; d + 2 < context.rank(); ++d) {
+          for (int d = 0; d + (with_planes ? 3 : 2) < context.rank(); ++d) {
             first +=
                 "stubjit_i" + std::to_string(d) + " * " + local + "_s" + std::to_string(d) + " + ";
           }
+          if (with_planes) first += "stubjit_pbegin * " + local + "_s" + K + " + ";
           if (two_d) first += "stubjit_jbegin * " + local + "_s" + J + " + ";
           first += "stubjit_ibegin * " + local + "_s" + L;
           args += p.rank == 0
@@ -311,6 +389,7 @@ class CppDialect final : public DialectEmitter {
                       : ", stubjit::offset_view<" + c_elem(p) + ", " + std::to_string(p.rank) +
                             ", " + I + ">(" + local + "_tview, " + first + ")";
           args += ", " + local + "_step, " + local + "_row";
+          if (with_planes) args += ", " + local + "_plane";
           break;
         }
       }
@@ -350,22 +429,27 @@ class CppDialect final : public DialectEmitter {
       empty += (d ? " || stubjit_lo" : "stubjit_lo") + n + " >= stubjit_hi" + n;
     }
     out.line(2, "if (" + empty + ") continue;");
-    for (int d = 0; d + 2 < rank; ++d) {
+    // Loops over the dimensions outside the block stubjit_run takes.
+    const int loops = std::max(rank - (takes_planes(context) ? 3 : 2), 0);
+    for (int d = 0; d < loops; ++d) {
       const std::string n = std::to_string(d);
       out.line(2 + d, "for (" + I + " stubjit_p" + n + " = stubjit_lo" + n + "; stubjit_p" + n +
                           " < stubjit_hi" + n + "; ++stubjit_p" + n + ") {");
       context.emit_logical_index(3 + d, d);
     }
     const std::string L = last(context);
-    const int indent = rank >= 2 ? rank : 2;
+    const int indent = 2 + loops;
+    const std::string K = std::to_string(rank - 3);
+    const PlaneBlock planes{"stubjit_hi" + K + " - stubjit_lo" + K, "stubjit_lo" + K};
     if (rank >= 2) {
       const std::string J = std::to_string(rank - 2);
-      emit_run_call(context, indent, "stubjit_hi" + J + " - stubjit_lo" + J, "stubjit_lo" + J,
-                    "stubjit_hi" + L + " - stubjit_lo" + L, "stubjit_lo" + L);
+      emit_run_call(context, indent, planes, "stubjit_hi" + J + " - stubjit_lo" + J,
+                    "stubjit_lo" + J, "stubjit_hi" + L + " - stubjit_lo" + L, "stubjit_lo" + L);
     } else {
-      emit_run_call(context, indent, I + "(1)", "", "stubjit_hi0 - stubjit_lo0", "stubjit_lo0");
+      emit_run_call(context, indent, planes, I + "(1)", "", "stubjit_hi0 - stubjit_lo0",
+                    "stubjit_lo0");
     }
-    for (int d = rank - 3; d >= 0; --d) out.line(2 + d, "}");
+    for (int d = loops - 1; d >= 0; --d) out.line(2 + d, "}");
   }
 
   // One group of a spread dispatch: a run of flat positions, raised once and then
@@ -396,38 +480,64 @@ class CppDialect final : public DialectEmitter {
       out.line(3, "const " + I + " stubjit_rows = 1;");
       out.line(3, "const " + I + " stubjit_run_length = stubjit::min_of<" + I +
                       ">(stubjit_left, stubjit_count0 - stubjit_pos[0]);");
-      emit_run_call(context, 3, "stubjit_rows", "", "stubjit_run_length", "stubjit_pos[0]");
+      emit_run_call(context, 3, {}, "stubjit_rows", "", "stubjit_run_length", "stubjit_pos[0]");
       out.line(3, "stubjit_lin += stubjit_run_length;");
       out.line(3, "stubjit_pos[0] += stubjit_run_length;");
       out.line(2, "}");
       return;
     }
     const std::string J = std::to_string(rank - 2);
+    const std::string K = std::to_string(rank - 3);
+    const bool planes = takes_planes(context);
     // Whole rows from the start of one: as many as the run and the dimension outside
     // hold (one division per block, not per element).
     out.line(3, "const bool stubjit_whole = stubjit_pos[" + L +
                     "] == 0 && stubjit_left >= stubjit_count" + L + ";");
-    out.line(3, "const " + I + " stubjit_rows = stubjit_whole ? stubjit::min_of<" + I +
-                    ">(stubjit_left / stubjit_count" + L + ", stubjit_count" + J +
-                    " - stubjit_pos[" + J + "]) : " + I + "(1);");
+    const std::string rows = "stubjit_whole ? stubjit::min_of<" + I +
+                             ">(stubjit_left / stubjit_count" + L + ", stubjit_count" + J +
+                             " - stubjit_pos[" + J + "]) : " + I + "(1)";
+    if (planes) {
+      // And whole planes from the start of one, likewise.
+      out.line(3, "const " + I + " stubjit_plane_size = stubjit_count" + J + " * stubjit_count" +
+                      L + ";");
+      out.line(3, "const bool stubjit_whole_planes = stubjit_whole && stubjit_pos[" + J +
+                      "] == 0 && stubjit_left >= stubjit_plane_size;");
+      out.line(3, "const " + I + " stubjit_planes = stubjit_whole_planes ? stubjit::min_of<" + I +
+                      ">(stubjit_left / stubjit_plane_size, stubjit_count" + K + " - stubjit_pos[" +
+                      K + "]) : " + I + "(1);");
+      out.line(3, "const " + I + " stubjit_rows = stubjit_whole_planes ? stubjit_count" + J +
+                      " : " + rows + ";");
+    } else {
+      out.line(3, "const " + I + " stubjit_rows = " + rows + ";");
+    }
     out.line(3, "const " + I + " stubjit_run_length = stubjit_whole ? stubjit_count" + L +
                     " : stubjit::min_of<" + I + ">(stubjit_left, stubjit_count" + L +
                     " - stubjit_pos[" + L + "]);");
-    for (int d = 0; d + 2 < rank; ++d) {
+    for (int d = 0; d + (planes ? 3 : 2) < rank; ++d) {
       const std::string n = std::to_string(d);
       out.line(3, "const " + I + " stubjit_p" + n + " = stubjit_pos[" + n + "];");
       context.emit_logical_index(3, d);
     }
-    emit_run_call(context, 3, "stubjit_rows", "stubjit_pos[" + J + "]", "stubjit_run_length",
-                  "stubjit_pos[" + L + "]");
-    out.line(3, "stubjit_lin += stubjit_rows * stubjit_run_length;");
-    out.line(3, "if (stubjit_pos[" + L + "] + stubjit_run_length == stubjit_count" + L + ") {");
+    emit_run_call(context, 3, {"stubjit_planes", "stubjit_pos[" + K + "]"}, "stubjit_rows",
+                  "stubjit_pos[" + J + "]", "stubjit_run_length", "stubjit_pos[" + L + "]");
+    out.line(3, std::string("stubjit_lin += ") + (planes ? "stubjit_planes * " : "") +
+                    "stubjit_rows * stubjit_run_length;");
+    if (planes) {
+      out.line(3, "if (stubjit_whole_planes) {");
+      out.line(4, "stubjit_pos[" + K + "] += stubjit_planes;");
+      out.line(
+          3, "} else if (stubjit_pos[" + L + "] + stubjit_run_length == stubjit_count" + L + ") {");
+    } else {
+      out.line(3, "if (stubjit_pos[" + L + "] + stubjit_run_length == stubjit_count" + L + ") {");
+    }
     out.line(4, "stubjit_pos[" + L + "] = 0;");
     out.line(4, "stubjit_pos[" + J + "] += stubjit_rows;");
     out.line(3, "} else {");
     out.line(4, "stubjit_pos[" + L + "] += stubjit_run_length;");
     out.line(3, "}");
-    out.line(3, "for (int stubjit_d = " + J +
+    // Carries from the dimension the block ended in.
+    const std::string from = planes ? "stubjit_whole_planes ? " + K + " : " + J : J;
+    out.line(3, "for (int stubjit_d = " + from +
                     "; stubjit_d > 0 && stubjit_pos[stubjit_d] == stubjit_counts[stubjit_d]; "
                     "--stubjit_d) {");
     out.line(4, "stubjit_pos[stubjit_d] = 0;");

@@ -103,8 +103,9 @@ std::string entry_name(const StubRequest& request);
 // sort stubs; 13: GPU forall entries take their values one by one; 14: no stub declares
 // a local it does not read, and a sort's merge stub marks the body it never calls; 15:
 // GPU reduce stubs evaluate four elements a thread before combining them, and GPU scan
-// stubs read and write a tile a row across each warp at a time).
-inline constexpr int generator_version = 15;
+// stubs read and write a tile a row across each warp at a time; 16: a CPU short-row stub of
+// rank 3 or more runs blocks of planes per call of its run function, its rows rolled).
+inline constexpr int generator_version = 16;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

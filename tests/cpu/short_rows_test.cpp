@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +113,69 @@ TEST(ShortRows, WholeRowsAndRowsCutByAGroupsEdgeRunExactlyOnce) {
       LaunchSummary summary;
       test::check_exactly_once(runtime, domain, mode, summary);
       EXPECT_EQ(summary.mode, mode);
+    }
+  }
+}
+
+// From rank 3 a short-row stub's run function takes a block of planes (whole blocks of
+// rows along the third-innermost dimension) per call; rank 2 and long rows keep one
+// block of rows.
+TEST(ShortRows, FromRankThreeAShortRowStubRunsBlocksOfPlanes) {
+  Runtime runtime = cpu_runtime();
+  Kernel kernel = runtime.kernel(test::index_writer_kernel());
+  std::vector<std::int64_t> out(4 * 6 * 40, 0);
+  const Field f3 = runtime.wrap(out.data(), {4, 6, 40});
+  const Field f2 = runtime.wrap(out.data(), {24, 40});
+  const auto has_planes = [](const std::string& source) {
+    return source.find("stubjit_planes") != std::string::npos;
+  };
+  EXPECT_TRUE(has_planes(kernel.stub_source(Domain{4, 6, 5}, {f3})));
+  EXPECT_FALSE(has_planes(kernel.stub_source(Domain{4, 6, 17}, {f3})));
+  EXPECT_FALSE(has_planes(kernel.stub_source(Domain{24, 5}, {f2})));
+}
+
+// Blocks of planes whole and cut: a group of a spread dispatch (or multi's beyond rank
+// 3) may begin or end inside a plane, inside a row, or hold several planes; direct's
+// box at rank 3 is one block of planes. Groups of 8, 16 and the CPU's own size over
+// planes of 3 and 10 positions, offset, strided and reversed dimensions: every index
+// once with its own index, nothing outside touched.
+TEST(ShortRows, BlocksOfPlanesWholeAndCutRunExactlyOnce) {
+  // The dimensions outside the rows (rank - 2 of them, the last ones of this list).
+  const std::vector<Dim> outer = {Dim{0, 2, 1},   Dim{3, 3, 2}, Dim{0, 2, 1},
+                                  Dim{10, 3, -3}, Dim{1, 2, 5}, Dim{5, 3, -1}};
+  // The rows: planes of one row of 3, and of two rows of 5, reversed.
+  const std::vector<std::vector<Dim>> inner = {{Dim{2, 1, 1}, Dim{1, 3, 3}},
+                                               {Dim{4, 2, -2}, Dim{7, 5, -1}}};
+  // Tiny limits (groups of 8), groups of 16, and the CPU's own; with each, the most
+  // positions one spread dispatch covers (27 groups).
+  DeviceLimits sixteen = test::tiny_limits();
+  sixteen.max_block = {16, 1, 1};
+  sixteen.preferred_block.spread = {16, 1, 1};
+  const std::vector<std::optional<DeviceLimits>> limits = {test::tiny_limits(), sixteen,
+                                                           std::nullopt};
+  const std::vector<std::int64_t> one_spread = {27 * 8, 27 * 16,
+                                                std::numeric_limits<std::int64_t>::max()};
+  for (std::size_t l = 0; l < limits.size(); ++l) {
+    RuntimeOptions options;
+    options.backend = "cpu";
+    options.disk_cache = false;
+    options.limits = limits[l];
+    Runtime runtime(options);
+    for (const int rank : {3, 4, 8}) {  // the carry from the planes' dimension: none, one, six
+      for (const std::vector<Dim>& rows : inner) {
+        std::vector<Dim> dims(outer.end() - std::ptrdiff_t(rank - 2), outer.end());
+        dims.insert(dims.end(), rows.begin(), rows.end());
+        const Domain domain(dims);
+        for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+          if (mode == Mode::direct && rank > 3) continue;
+          if (mode == Mode::spread && domain.size() > one_spread[l]) continue;
+          SCOPED_TRACE("limits " + std::to_string(l) + ", " + name_of(mode) + " over " +
+                       domain.to_string());
+          LaunchSummary summary;
+          test::check_exactly_once(runtime, domain, mode, summary);
+          EXPECT_EQ(summary.mode, mode);
+        }
+      }
     }
   }
 }
