@@ -11,6 +11,8 @@
 
 #include "common/coverage.hpp"
 #include "common/kernels.hpp"
+#include "common/scoped_env.hpp"
+#include "common/temp_dir.hpp"
 #include "stubjit/stubjit.hpp"
 
 namespace stubjit {
@@ -155,10 +157,14 @@ TEST(ShortRows, BlocksOfPlanesWholeAndCutRunExactlyOnce) {
                                                            std::nullopt};
   const std::vector<std::int64_t> one_spread = {27 * 8, 27 * 16,
                                                 std::numeric_limits<std::int64_t>::max()};
+  // The stubs do not depend on the limits: one disk cache lets the second and third
+  // runtimes load what the first compiled.
+  const test::TempDir cache;
+  const test::ScopedEnv cache_on("STUBJIT_CACHE", std::nullopt);  // ctest turns it off here
   for (std::size_t l = 0; l < limits.size(); ++l) {
     RuntimeOptions options;
     options.backend = "cpu";
-    options.disk_cache = false;
+    options.cache_dir = cache.path();
     options.limits = limits[l];
     Runtime runtime(options);
     for (const int rank : {3, 4, 8}) {  // the carry from the planes' dimension: none, one, six
