@@ -178,7 +178,8 @@ class CppDialect final : public DialectEmitter {
     return view_inner_dim(view, context.rank(), context.request().index_order);
   }
 
-  // The loops of stubjit_run over its rows and runs, at `indent`; `unit`: with the
+  // The loops of stubjit_run over its planes (takes_planes), rows and runs, at
+  // `indent`; `unit`: with the
   // broadcast views' stride along the innermost loop as the constant
   // StubRequest::view_stride and the innermost step as the constant 1.
   static void emit_rows(const StubContext& context, int indent,
@@ -258,14 +259,16 @@ class CppDialect final : public DialectEmitter {
                              row + ");");
       }
     }
-    const auto run_loop = [&](int in, const std::string& trip) {
-      if (!unit && !views.empty() && trip == "stubjit_n") {
+    // `constant`: the trip count is the compiled-in row length.
+    const auto run_loop = [&](int in, const std::string& trip, bool constant) {
+      if (!unit && !views.empty() && !constant) {
         // The general copy, where each read of a view has a stride known at run time
         // only, keeps its loop over a run rolled: on a Zen 3 host (-march=native:
         // znver3) LLVM unrolled it and gave each read of each unrolled element an
         // offset of its own, kept on the stack and updated there; a rank-3 stencil over
         // strided rows of 37 ran at 0.51 of the hand loop unrolled, 1.01 to 1.06
-        // rolled (bench/results/shapes.md).
+        // rolled (bench/results/shapes.md). The pragma also keeps the vectorizer from
+        // interleaving the loop; that cost on other hosts is not measured.
         out.line(in, "#pragma clang loop unroll(disable)");
       }
       out.line(in, "for (" + I + " stubjit_k = 0; stubjit_k < " + trip + "; ++stubjit_k) {");
@@ -291,12 +294,12 @@ class CppDialect final : public DialectEmitter {
         // (bench/results/shapes.md).
         out.line(at + 3, "#pragma clang loop unroll(disable)");
       }
-      run_loop(at + 3, count);
+      run_loop(at + 3, count, true);
       out.line(at + 2, "} else {");
-      run_loop(at + 3, "stubjit_n");
+      run_loop(at + 3, "stubjit_n", false);
       out.line(at + 2, "}");
     } else {
-      run_loop(at + 2, "stubjit_n");
+      run_loop(at + 2, "stubjit_n", false);
     }
     out.line(at + 1, "}");
     if (planes) out.line(at, "}");
@@ -407,7 +410,8 @@ class CppDialect final : public DialectEmitter {
   }
 
   // One group of a direct dispatch: a box of positions; loops over all but the two
-  // innermost dimensions, one block of rows for those.
+  // innermost dimensions (with planes, the three innermost), one block of rows (of
+  // planes) for those.
   static void emit_direct_group(const StubContext& context, bool with_origin) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
@@ -448,8 +452,11 @@ class CppDialect final : public DialectEmitter {
     }
     const std::string L = last(context);
     const int indent = 2 + loops;
-    const std::string K = std::to_string(rank - 3);
-    const PlaneBlock planes{"stubjit_hi" + K + " - stubjit_lo" + K, "stubjit_lo" + K};
+    PlaneBlock planes;
+    if (takes_planes(context)) {
+      const std::string K = std::to_string(rank - 3);
+      planes = {"stubjit_hi" + K + " - stubjit_lo" + K, "stubjit_lo" + K};
+    }
     if (rank >= 2) {
       const std::string J = std::to_string(rank - 2);
       emit_run_call(context, indent, planes, "stubjit_hi" + J + " - stubjit_lo" + J,
@@ -462,8 +469,9 @@ class CppDialect final : public DialectEmitter {
   }
 
   // One group of a spread dispatch: a run of flat positions, raised once and then
-  // walked as blocks of whole rows of the innermost dimension where the run holds
-  // them, else as one row or part of one.
+  // walked as blocks of whole planes where the run holds them (takes_planes), else
+  // blocks of whole rows of the innermost dimension where it holds them, else as one
+  // row or part of one.
   static void emit_spread_group(const StubContext& context) {
     SourceWriter& out = context.out();
     const std::string I = context.index_type();
@@ -527,8 +535,9 @@ class CppDialect final : public DialectEmitter {
       out.line(3, "const " + I + " stubjit_p" + n + " = stubjit_pos[" + n + "];");
       context.emit_logical_index(3, d);
     }
-    emit_run_call(context, 3, {"stubjit_planes", "stubjit_pos[" + K + "]"}, "stubjit_rows",
-                  "stubjit_pos[" + J + "]", "stubjit_run_length", "stubjit_pos[" + L + "]");
+    emit_run_call(
+        context, 3, planes ? PlaneBlock{"stubjit_planes", "stubjit_pos[" + K + "]"} : PlaneBlock{},
+        "stubjit_rows", "stubjit_pos[" + J + "]", "stubjit_run_length", "stubjit_pos[" + L + "]");
     out.line(3, std::string("stubjit_lin += ") + (planes ? "stubjit_planes * " : "") +
                     "stubjit_rows * stubjit_run_length;");
     if (planes) {

@@ -104,7 +104,9 @@ std::string entry_name(const StubRequest& request);
 // a local it does not read, and a sort's merge stub marks the body it never calls; 15:
 // GPU reduce stubs evaluate four elements a thread before combining them, and GPU scan
 // stubs read and write a tile a row across each warp at a time; 16: a CPU short-row stub of
-// rank 3 or more runs blocks of planes per call of its run function, its rows rolled).
+// rank 3 or more runs blocks of planes per call of its run function, its rows rolled,
+// and a CPU stub's general copy of its loops, where views have run-time strides, keeps
+// its loop over a run rolled).
 inline constexpr int generator_version = 16;
 const std::string& generator_fingerprint();
 

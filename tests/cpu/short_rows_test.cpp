@@ -11,7 +11,6 @@
 
 #include "common/coverage.hpp"
 #include "common/kernels.hpp"
-#include "common/scoped_env.hpp"
 #include "common/temp_dir.hpp"
 #include "stubjit/stubjit.hpp"
 
@@ -137,53 +136,68 @@ TEST(ShortRows, FromRankThreeAShortRowStubRunsBlocksOfPlanes) {
 }
 
 // Blocks of planes whole and cut: a group of a spread dispatch (or multi's beyond rank
-// 3) may begin or end inside a plane, inside a row, or hold several planes; direct's
-// box at rank 3 is one block of planes. Groups of 8, 16 and the CPU's own size over
-// planes of 3 and 10 positions, offset, strided and reversed dimensions: every index
-// once with its own index, nothing outside touched.
+// 3) may begin or end inside a plane or a row, or begin inside one plane and hold two
+// whole ones after it; direct's box at rank 3 is one block of planes. Planes of 6 and 10
+// positions (no dimension of count 1, which fusion would drop or reordering move), groups
+// of 8, 16 and 32 positions and the CPU's own, offset, strided and reversed dimensions,
+// carries into one and into five outer dimensions: every index once with its own index,
+// nothing outside touched.
 TEST(ShortRows, BlocksOfPlanesWholeAndCutRunExactlyOnce) {
   // The dimensions outside the rows (rank - 2 of them, the last ones of this list).
   const std::vector<Dim> outer = {Dim{0, 2, 1},   Dim{3, 3, 2}, Dim{0, 2, 1},
                                   Dim{10, 3, -3}, Dim{1, 2, 5}, Dim{5, 3, -1}};
-  // The rows: planes of one row of 3, and of two rows of 5, reversed.
-  const std::vector<std::vector<Dim>> inner = {{Dim{2, 1, 1}, Dim{1, 3, 3}},
+  // The rows: planes of 2 rows of 3 (an innermost step of 3), and of 2 rows of 5, reversed.
+  const std::vector<std::vector<Dim>> inner = {{Dim{2, 2, 1}, Dim{1, 3, 3}},
                                                {Dim{4, 2, -2}, Dim{7, 5, -1}}};
-  // Tiny limits (groups of 8), groups of 16, and the CPU's own; with each, the most
-  // positions one spread dispatch covers (27 groups).
-  DeviceLimits sixteen = test::tiny_limits();
-  sixteen.max_block = {16, 1, 1};
-  sixteen.preferred_block.spread = {16, 1, 1};
-  const std::vector<std::optional<DeviceLimits>> limits = {test::tiny_limits(), sixteen,
-                                                           std::nullopt};
-  const std::vector<std::int64_t> one_spread = {27 * 8, 27 * 16,
-                                                std::numeric_limits<std::int64_t>::max()};
-  // The stubs do not depend on the limits: one disk cache lets the second and third
-  // runtimes load what the first compiled.
+  // Tiny limits (groups of 8, at most 27 of them: one spread dispatch covers 216
+  // positions), groups of 16 and 32 with room for any of these domains in one dispatch,
+  // and the CPU's own.
+  const auto groups_of = [](std::uint32_t n) {
+    DeviceLimits limits = test::tiny_limits();
+    limits.max_grid = {4096, 64, 64};
+    limits.max_block = {n, 1, 1};
+    limits.max_threads_per_block = n;
+    limits.preferred_block.spread = {n, 1, 1};
+    return limits;
+  };
+  const std::vector<std::optional<DeviceLimits>> limits = {test::tiny_limits(), groups_of(16),
+                                                           groups_of(32), std::nullopt};
+  // The stubs do not depend on the limits: one disk cache lets the later runtimes load
+  // what the first compiled.
   const test::TempDir cache;
-  const test::ScopedEnv cache_on("STUBJIT_CACHE", std::nullopt);  // ctest turns it off here
+  const test::NeutralCacheEnv neutral;  // ctest turns the cache off here
+  int spread_runs = 0;
   for (std::size_t l = 0; l < limits.size(); ++l) {
     RuntimeOptions options;
     options.backend = "cpu";
     options.cache_dir = cache.path();
     options.limits = limits[l];
     Runtime runtime(options);
-    for (const int rank : {3, 4, 8}) {  // the carry from the planes' dimension: none, one, six
+    Kernel probe = runtime.kernel(test::index_writer_kernel());
+    for (const int rank : {3, 4, 8}) {
       for (const std::vector<Dim>& rows : inner) {
         std::vector<Dim> dims(outer.end() - std::ptrdiff_t(rank - 2), outer.end());
         dims.insert(dims.end(), rows.begin(), rows.end());
         const Domain domain(dims);
+        Field field = runtime.allocate<std::int64_t>(test::extents_covering(domain));
         for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
           if (mode == Mode::direct && rank > 3) continue;
-          if (mode == Mode::spread && domain.size() > one_spread[l]) continue;
+          if (mode == Mode::spread && l == 0 && domain.size() > 27 * 8) continue;
           SCOPED_TRACE("limits " + std::to_string(l) + ", " + name_of(mode) + " over " +
                        domain.to_string());
+          ASSERT_NE(probe.stub_source(domain, {field}, mode).find("stubjit_planes"),
+                    std::string::npos);
           LaunchSummary summary;
           test::check_exactly_once(runtime, domain, mode, summary);
           EXPECT_EQ(summary.mode, mode);
+          if (mode == Mode::spread) ++spread_runs;
         }
       }
     }
   }
+  // Spread at every rank with groups of 16, 32 and the CPU's own; at rank 3 and 4 with
+  // groups of 8.
+  EXPECT_EQ(spread_runs, 3 * 3 * 2 + 2 * 2);
 }
 
 // A stencil that reads a broadcast view along both dimensions: out(i, j) =

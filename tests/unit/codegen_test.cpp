@@ -157,7 +157,12 @@ TEST(Codegen, SnapshotCppDirectRank2RowsOf3ViewStride2) {
   EXPECT_NE(stub.find("stubjit_a1_u_in.stride_[1] == 2 && stubjit_istep_in == 1"),
             std::string::npos);
   EXPECT_NE(stub.find("stubjit_a1_u_view.stride_[1] = 2;"), std::string::npos);
-  EXPECT_NE(stub.find("#pragma clang loop unroll(disable)"), std::string::npos);
+  // The stride-2 copy's loop over a whole row (the first loop after the first test of
+  // the row length) is kept rolled.
+  const std::size_t whole_row = stub.find("if (stubjit_n == stubjit::i64(3))");
+  ASSERT_NE(whole_row, std::string::npos);
+  EXPECT_LT(stub.find("#pragma clang loop unroll(disable)", whole_row),
+            stub.find("for (", whole_row));
   expect_snapshot("cpp_smooth_direct_r2_rows3_stride2.txt", stub);
   // With stride 1 (contiguous views) both copies unroll their whole rows; only the
   // general copy's loop over a cut row, its count known at run time only, stays rolled.
@@ -174,6 +179,29 @@ TEST(Codegen, SnapshotCppDirectRank2RowsOf3ViewStride2) {
               contiguous.find("stubjit_k < ", loop));  // the loop right after the pragma
   }
   EXPECT_EQ(pragmas, 1u);
+}
+
+// A short-row stub of rank 5 runs blocks of planes along dimension 2: its run function
+// takes the planes' first logical index and step there, a projected field moves by its
+// step per plane, and the spread walk carries from dimension 2 after whole planes (from
+// 3 otherwise). Without short rows it runs blocks of rows only.
+TEST(Codegen, CppShortRowStubOfRankFiveRunsBlocksOfPlanes) {
+  const KernelSource k = {"mark", {index("i"), inout<float>("out")}, "out = (float)i[0];", "", {}};
+  StubRequest r = request(k, "cpp", Mode::spread, 5, {Binding::index, Binding::projection});
+  r.inner_count = 3;
+  const std::string stub = stub_part(generate_stub(r));
+  EXPECT_NE(stub.find("stubjit_run(stubjit_planes, stubjit_rows, stubjit_run_length, stubjit_i0, "
+                      "stubjit_i1, stubjit_pbegin, stubjit_step2, stubjit_jbegin, stubjit_step3, "
+                      "stubjit_ibegin, stubjit_step4, "),
+            std::string::npos);
+  EXPECT_NE(stub.find("stubjit_a3_out_plane = stubjit::wrapping_product<stubjit::i64>("
+                      "stubjit_step2, stubjit_a3_out_s2);"),
+            std::string::npos);
+  EXPECT_NE(stub.find("for (int stubjit_d = stubjit_whole_planes ? 2 : 3; "), std::string::npos);
+  r.inner_count = 0;
+  const std::string rows_only = stub_part(generate_stub(r));
+  EXPECT_EQ(rows_only.find("stubjit_planes"), std::string::npos);
+  EXPECT_NE(rows_only.find("for (int stubjit_d = 3; "), std::string::npos);
 }
 
 // A GPU stub reads its grid and group extents from the launch parameters (AMD computes
