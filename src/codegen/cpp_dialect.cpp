@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bind/view_stride.hpp"
@@ -203,9 +204,31 @@ class CppDialect final : public DialectEmitter {
     }
     int at = indent - 1;  // the loops below were written for indent 1
     const bool planes = takes_planes(context);
+    // Each projected field's base for the loop inside: the base named local + `from`
+    // advanced by `counter` times its `step`, named local + `to`; `from` and `to` are
+    // {pointer suffix, trailing view suffix}, for fields of rank 0 and above.
+    using Names = std::pair<std::string, std::string>;
+    const auto field_bases = [&](int in, const std::string& counter, const std::string& step,
+                                 const Names& from, const Names& to) {
+      for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
+        const Param& p = kernel.signature[i];
+        if (context.request().bindings[i] != Binding::projection) continue;
+        const std::string local = argument_local(p);
+        const std::string offset =
+            "stubjit::wrapping_product<" + I + ">(" + counter + ", " + local + step + ")";
+        if (p.rank == 0) {
+          out.line(in, c_elem(p) + "* STUBJIT_RESTRICT " + local + to.first + " = " + local +
+                           from.first + " + " + offset + ";");
+        } else {
+          out.line(in, "const " + view_type(p, I) + " " + local + to.second +
+                           " = stubjit::offset_view<" + c_elem(p) + ", " + std::to_string(p.rank) +
+                           ", " + I + ">(" + local + from.second + ", " + offset + ");");
+        }
+      }
+    };
     // Each projected field's first run of the block of rows: its first run, or with
     // planes its first run of the plane.
-    std::string first = "_first", tfirst = "_tfirst";
+    Names first = {"_first", "_tfirst"};
     if (planes) {
       out.line(at + 1, "for (" + I + " stubjit_s = 0; stubjit_s < stubjit_planes; ++stubjit_s) {");
       if (context.uses_index()) {
@@ -213,24 +236,8 @@ class CppDialect final : public DialectEmitter {
                              " = stubjit::logical_index<" + I +
                              ">(stubjit_pbegin, stubjit_pstep, stubjit_s);");
       }
-      for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
-        const Param& p = kernel.signature[i];
-        if (context.request().bindings[i] != Binding::projection) continue;
-        const std::string local = argument_local(p);
-        const std::string plane =
-            "stubjit::wrapping_product<" + I + ">(stubjit_s, " + local + "_plane)";
-        if (p.rank == 0) {
-          out.line(at + 2, c_elem(p) + "* STUBJIT_RESTRICT " + local + "_pfirst = " + local +
-                               "_first + " + plane + ";");
-        } else {
-          out.line(at + 2, "const " + view_type(p, I) + " " + local +
-                               "_ptfirst = stubjit::offset_view<" + c_elem(p) + ", " +
-                               std::to_string(p.rank) + ", " + I + ">(" + local + "_tfirst, " +
-                               plane + ");");
-        }
-      }
-      first = "_pfirst";
-      tfirst = "_ptfirst";
+      first = {"_pfirst", "_ptfirst"};
+      field_bases(at + 2, "stubjit_s", "_plane", {"_first", "_tfirst"}, first);
       ++at;
       // Rolled: LLVM unrolls the row loop (its trip count known at run time only), and
       // inside the plane loop the unrolled rows reloaded their pointers from the stack
@@ -244,22 +251,7 @@ class CppDialect final : public DialectEmitter {
                            " = stubjit::logical_index<" + I +
                            ">(stubjit_jbegin, stubjit_jstep, stubjit_r);");
     }
-    for (std::size_t i = 0; i < kernel.signature.size(); ++i) {
-      const Param& p = kernel.signature[i];
-      if (context.request().bindings[i] != Binding::projection) continue;
-      const std::string local = argument_local(p);
-      const std::string row = "stubjit::wrapping_product<" + I + ">(stubjit_r, " + local + "_row)";
-      if (p.rank == 0) {
-        out.line(at + 2, c_elem(p) + "* STUBJIT_RESTRICT " + local + " = " + local + first + " + " +
-                             row + ";");
-      } else {
-        out.line(at + 2, "const " + view_type(p, I) + " " + local +
-                             "_tview = stubjit::offset_view<" + c_elem(p) + ", " +
-                             std::to_string(p.rank) + ", " + I + ">(" + local + tfirst + ", " +
-                             row + ");");
-      }
-    }
-    // `constant`: the trip count is the compiled-in row length.
+    field_bases(at + 2, "stubjit_r", "_row", first, {"", "_tview"});
     const auto run_loop = [&](int in, const std::string& trip, bool constant) {
       if (!unit && !views.empty() && !constant) {
         // The general copy, where each read of a view has a stride known at run time

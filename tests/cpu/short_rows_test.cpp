@@ -200,6 +200,48 @@ TEST(ShortRows, BlocksOfPlanesWholeAndCutRunExactlyOnce) {
   EXPECT_EQ(spread_runs, 3 * 3 * 2 + 2 * 2);
 }
 
+// A projected field with a trailing dimension (a view of rank 1 per point) moves by its
+// step per plane too: out(i, j, k, :) = {code, -code} over a rank-3 domain with rows of
+// 5, in every mode, with tiny limits and the CPU's own.
+TEST(ShortRows, BlocksOfPlanesMoveTrailingViews) {
+  for (const bool tiny : {true, false}) {
+    RuntimeOptions options;
+    options.backend = "cpu";
+    options.disk_cache = false;
+    if (tiny) options.limits = test::tiny_limits();
+    Runtime runtime(options);
+    Kernel kernel = runtime.kernel({"pairs",
+                                    {index("i"), inout<std::int64_t>("cell", 1)},
+                                    "const stubjit::i64 code = i[0] * 10000 + i[1] * 100 + i[2];\n"
+                                    "cell(0) = code;\ncell(1) = -code;",
+                                    "",
+                                    {}});
+    const Domain domain(std::vector<Dim>{Dim{1, 3, 2}, Dim{0, 4, 1}, Dim{6, 5, -1}});
+    constexpr std::int64_t n0 = 6, n1 = 5, n2 = 8;
+    Field cell = runtime.allocate<std::int64_t>({n0, n1, n2, 2});
+    for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+      SCOPED_TRACE(std::string(tiny ? "tiny, " : "") + name_of(mode));
+      ASSERT_NE(kernel.stub_source(domain, {cell}, mode).find("stubjit_planes"), std::string::npos);
+      cell.copy_from(std::vector<std::int64_t>(std::size_t(n0 * n1 * n2 * 2), 7));
+      LaunchOptions launch;
+      launch.mode = mode;
+      EXPECT_EQ(kernel.launch(launch, domain, cell).mode, mode);
+      const std::vector<std::int64_t> got = cell.to_vector<std::int64_t>();
+      for (std::int64_t a = 0; a < n0; ++a) {
+        for (std::int64_t b = 0; b < n1; ++b) {
+          for (std::int64_t c = 0; c < n2; ++c) {
+            const bool inside = a % 2 == 1 && a <= 5 && b < 4 && c >= 2 && c <= 6;
+            const std::int64_t code = a * 10000 + b * 100 + c;
+            const std::size_t at = std::size_t(((a * n1 + b) * n2 + c) * 2);
+            ASSERT_EQ(got[at], inside ? code : 7) << a << ", " << b << ", " << c;
+            ASSERT_EQ(got[at + 1], inside ? -code : 7) << a << ", " << b << ", " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
 // A stencil that reads a broadcast view along both dimensions: out(i, j) =
 // u(i, j - 1) + 2 u(i, j) + 4 u(i, j + 1) + 8 u(i - 1, j).
 KernelSource row_stencil() {
