@@ -180,9 +180,8 @@ class CppDialect final : public DialectEmitter {
   }
 
   // The loops of stubjit_run over its planes (takes_planes), rows and runs, at
-  // `indent`; `unit`: with the
-  // broadcast views' stride along the innermost loop as the constant
-  // StubRequest::view_stride and the innermost step as the constant 1.
+  // `indent`; `unit`: with the broadcast views' stride along the innermost loop as the
+  // constant StubRequest::view_stride and the innermost step as the constant 1.
   static void emit_rows(const StubContext& context, int indent,
                         const std::vector<const Param*>& views, bool unit) {
     SourceWriter& out = context.out();
