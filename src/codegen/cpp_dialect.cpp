@@ -96,6 +96,10 @@ class CppDialect final : public DialectEmitter {
     return context.rank() >= 3 && context.request().inner_count > 0;
   }
 
+  // How many innermost dimensions one call of stubjit_run covers (at most the rank):
+  // rows and runs, and with planes the planes too.
+  static int run_dims(const StubContext& context) { return takes_planes(context) ? 3 : 2; }
+
   // stubjit_run([planes,] rows, n, [i0..i(N-3 or N-4), [pbegin, pstep,] jbegin, jstep,
   // ibegin, istep,] per-parameter values...): `rows` runs of `n` positions, along the
   // second-innermost and the innermost dimension (rank 1: one run; rows is 1), and with
@@ -111,7 +115,7 @@ class CppDialect final : public DialectEmitter {
     std::string params = "const " + I + " stubjit_rows, const " + I + " stubjit_n";
     if (planes) params = "const " + I + " stubjit_planes, " + params;
     if (context.uses_index()) {
-      for (int d = 0; d + (planes ? 3 : 2) < context.rank(); ++d)
+      for (int d = 0; d + run_dims(context) < context.rank(); ++d)
         params += ", const " + I + " stubjit_i" + std::to_string(d);
       if (planes) params += ", const " + I + " stubjit_pbegin, const " + I + " stubjit_pstep";
       if (two_d) params += ", const " + I + " stubjit_jbegin, const " + I + " stubjit_jstep";
@@ -360,7 +364,7 @@ class CppDialect final : public DialectEmitter {
     std::string args = rows + ", " + count;
     if (with_planes) args = planes.count + ", " + args;
     if (context.uses_index()) {
-      for (int d = 0; d + (with_planes ? 3 : 2) < context.rank(); ++d)
+      for (int d = 0; d + run_dims(context) < context.rank(); ++d)
         args += ", stubjit_i" + std::to_string(d);
       if (with_planes) args += ", stubjit_pbegin, stubjit_step" + K;
       if (two_d) args += ", stubjit_jbegin, stubjit_step" + J;
@@ -380,7 +384,7 @@ class CppDialect final : public DialectEmitter {
           break;
         case Binding::projection: {
           std::string first;
-          for (int d = 0; d + (with_planes ? 3 : 2) < context.rank(); ++d) {
+          for (int d = 0; d + run_dims(context) < context.rank(); ++d) {
             first +=
                 "stubjit_i" + std::to_string(d) + " * " + local + "_s" + std::to_string(d) + " + ";
           }
@@ -434,7 +438,7 @@ class CppDialect final : public DialectEmitter {
     }
     out.line(2, "if (" + empty + ") continue;");
     // Loops over the dimensions outside the block stubjit_run takes.
-    const int loops = std::max(rank - (takes_planes(context) ? 3 : 2), 0);
+    const int loops = std::max(rank - run_dims(context), 0);
     for (int d = 0; d < loops; ++d) {
       const std::string n = std::to_string(d);
       out.line(2 + d, "for (" + I + " stubjit_p" + n + " = stubjit_lo" + n + "; stubjit_p" + n +
@@ -521,7 +525,7 @@ class CppDialect final : public DialectEmitter {
     out.line(3, "const " + I + " stubjit_run_length = stubjit_whole ? stubjit_count" + L +
                     " : stubjit::min_of<" + I + ">(stubjit_left, stubjit_count" + L +
                     " - stubjit_pos[" + L + "]);");
-    for (int d = 0; d + (planes ? 3 : 2) < rank; ++d) {
+    for (int d = 0; d + run_dims(context) < rank; ++d) {
       const std::string n = std::to_string(d);
       out.line(3, "const " + I + " stubjit_p" + n + " = stubjit_pos[" + n + "];");
       context.emit_logical_index(3, d);
