@@ -191,6 +191,34 @@ float hand_reduce_sum_simd(const float* x, i64 n) {
   return s;
 }
 
+std::int8_t hand_reduce_min_i8(const std::int8_t* x, i64 n) {
+  std::int8_t m = 127;
+#pragma omp parallel for simd reduction(min : m) schedule(static)
+  for (i64 k = 0; k < n; ++k) m = x[k] < m ? x[k] : m;
+  return m;
+}
+
+std::uint16_t hand_reduce_max_u16(const std::uint16_t* x, i64 n) {
+  std::uint16_t m = 0;
+#pragma omp parallel for simd reduction(max : m) schedule(static)
+  for (i64 k = 0; k < n; ++k) m = x[k] > m ? x[k] : m;
+  return m;
+}
+
+std::uint32_t hand_reduce_sum_u32(const std::uint32_t* x, i64 n) {
+  std::uint32_t s = 0;
+#pragma omp parallel for simd reduction(+ : s) schedule(static)
+  for (i64 k = 0; k < n; ++k) s += x[k];
+  return s;
+}
+
+std::int64_t hand_reduce_sum_i64(const std::int64_t* x, i64 n) {
+  std::int64_t s = 0;
+#pragma omp parallel for simd reduction(+ : s) schedule(static)
+  for (i64 k = 0; k < n; ++k) s += x[k];
+  return s;
+}
+
 void hand_scan_sum_std(const float* x, float* y, i64 n) { std::inclusive_scan(x, x + n, y); }
 
 void hand_scan_sum_omp(const float* x, float* y, i64 n) {

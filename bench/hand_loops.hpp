@@ -44,6 +44,14 @@ float hand_reduce_sum(const float* x, std::int64_t n);
 // reorder it), the fastest plain-C++ sum g++ gives without -ffast-math.
 float hand_reduce_sum_simd(const float* x, std::int64_t n);
 
+// Integer reductions, `#pragma omp parallel for simd reduction(op : r)`
+// (bench/reduce_bench.cpp's BM_IntegerReduce): the minimum of int8s, the maximum of
+// uint16s, the wrapping sum of uint32s, the sum of int64s.
+std::int8_t hand_reduce_min_i8(const std::int8_t* x, std::int64_t n);
+std::uint16_t hand_reduce_max_u16(const std::uint16_t* x, std::int64_t n);
+std::uint32_t hand_reduce_sum_u32(const std::uint32_t* x, std::int64_t n);
+std::int64_t hand_reduce_sum_i64(const std::int64_t* x, std::int64_t n);
+
 // The inclusive prefix sum of n floats into y (bench/scan_bench.cpp's baselines):
 // std::inclusive_scan (one thread: libstdc++'s parallel policy needs TBB, which is not
 // among the packages used), and a two-pass OpenMP scan (each thread's block summed,

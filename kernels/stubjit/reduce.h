@@ -4,8 +4,8 @@
 // g % parts of segment g / parts (a segment: the values one element of the result
 // combines; a part: part_length of them, the last fewer). Each group combines its
 // part in a fixed order (on a GPU, each thread a fixed stride of it, then shuffles
-// within each warp and the warps' values in the first; on the CPU, sixteen lanes, then
-// a fixed tree), so
+// within each warp and the warps' values in the first; on the CPU, sixteen lanes (32
+// for 8- and 16-bit integers and bools), then a fixed tree), so
 // the same plan gives the same bits every run. With one part per segment the group
 // writes the result; with more, it leaves its value in the partials and counts its
 // arrival, and the segment's last group to arrive combines the partials, in part

@@ -290,11 +290,28 @@ void emit_result_pointer(const StubContext& context, int indent, const Param& re
                                  (offset.empty() ? "" : " + (" + offset + ")") + ";");
 }
 
-// A CPU group's lanes: blocks of eight (eight floats are a 256-bit vector, the stubs'
-// width), two of them, so that two vector adds are in flight (four ran no faster on
-// the sum benchmark, and took a third longer to compile).
+// A CPU group's lanes: two blocks, so that two vector operations are in flight (four ran
+// no faster on the float sum benchmark, and took a third longer to compile).
 constexpr int cpu_reduce_blocks = 2;
-constexpr int cpu_reduce_lanes = 8 * cpu_reduce_blocks;
+
+// The lanes of a block: eight (eight floats are a 256-bit vector, the stubs' width), or
+// sixteen for 8- and 16-bit integers and bools. With eight, a min of int8s ran at 0.92
+// of a `simd` OpenMP loop, its blocks 64-bit vectors; with sixteen at 1.01. With 32, the
+// lanes stayed in memory (0.19). Their combinations are exact, so the number of lanes
+// changes no result; float types keep eight whatever their size, their results' bits
+// depending on the order of combination.
+int cpu_block_lanes(ElementType type) {
+  switch (type) {
+    case ElementType::i8:
+    case ElementType::u8:
+    case ElementType::boolean:
+    case ElementType::i16:
+    case ElementType::u16:
+      return 16;
+    default:
+      return 8;
+  }
+}
 
 }  // namespace
 
@@ -325,10 +342,12 @@ void emit_reduce_functions(const StubContext& context, const DialectEmitter& dia
 
 void emit_cpp_reduce_entry(const StubContext& context) {
   SourceWriter& out = context.out();
-  const std::string lanes = std::to_string(cpu_reduce_lanes);
   const std::string I = context.index_type();
   const int rank = context.rank();
   const Param& result = result_of(context);
+  const int block_lanes = cpu_block_lanes(result.type);
+  const std::string width = std::to_string(block_lanes);
+  const std::string lanes = std::to_string(block_lanes * cpu_reduce_blocks);
   emit_cpp_entry_head(context);
   out.line(1, "const stubjit::ReduceParams& stubjit_rp = stubjit_args.stubjit_reduce;");
   out.line(1,
@@ -337,14 +356,14 @@ void emit_cpp_reduce_entry(const StubContext& context) {
   emit_length(context, 1);
   emit_cpp_group_loop(context);
   emit_part(context, 2);
-  // Lanes, each a fixed share of every row, in blocks of eight: the compiler keeps a
-  // block in a vector register, the blocks' adds overlap (one block's would each wait
-  // for the one before), and their order never depends on the machine.
+  // Lanes, each a fixed share of every row, in blocks (cpu_block_lanes): the compiler
+  // keeps a block in a vector register, the blocks' adds overlap (one block's would
+  // each wait for the one before), and their order never depends on the machine.
   for (int block = 0; block < cpu_reduce_blocks; ++block) {
     const std::string b = std::to_string(block);
-    out.line(2, "stubjit_reduce::value_t stubjit_lanes" + b + "[8];");
-    out.line(2, "for (int stubjit_j = 0; stubjit_j < 8; ++stubjit_j) stubjit_lanes" + b +
-                    "[stubjit_j] = stubjit_reduce::identity();");
+    out.line(2, "stubjit_reduce::value_t stubjit_lanes" + b + "[" + width + "];");
+    out.line(2, "for (int stubjit_j = 0; stubjit_j < " + width + "; ++stubjit_j) stubjit_lanes" +
+                    b + "[stubjit_j] = stubjit_reduce::identity();");
   }
   const int along = context.request().reduce_dimension;
   // The varying dimension of a row: the reduced one, or the innermost.
@@ -395,23 +414,31 @@ void emit_cpp_reduce_entry(const StubContext& context) {
            "const auto stubjit_row = [&](const auto& stubjit_el, const stubjit::u64 stubjit_start, "
            "const stubjit::u64 stubjit_n) {");
   out.line(3, "stubjit::u64 stubjit_r = 0;");
+  // The lanes are the vectors (the SLP vectorizer makes each block one). Left to the
+  // loop vectorizer, an integer row was also vectorized across iterations of this
+  // loop, each vector lane a block lane of another iteration: for 8- and 16-bit
+  // values, interleaved loads of 16 that took LLVM 2 to 6 seconds to compile and ran
+  // 2.6 to 4.3 times slower (bench/results/patterns.md).
+  out.line(3, "#pragma clang loop vectorize(disable) interleave(disable)");
   out.line(3, "for (; stubjit_r + " + lanes + " <= stubjit_n; stubjit_r += " + lanes + ") {");
   for (int block = 0; block < cpu_reduce_blocks; ++block) {
     const std::string b = std::to_string(block);
-    out.line(4, "for (int stubjit_j = 0; stubjit_j < 8; ++stubjit_j)");
+    out.line(4, "for (int stubjit_j = 0; stubjit_j < " + width + "; ++stubjit_j)");
     out.line(5, "stubjit_lanes" + b + "[stubjit_j] = stubjit_reduce::combine(stubjit_lanes" + b +
                     "[stubjit_j], stubjit_el(stubjit_start + stubjit_r + " +
-                    std::to_string(8 * block) + " + stubjit::u64(stubjit_j)));");
+                    std::to_string(block_lanes * block) + " + stubjit::u64(stubjit_j)));");
   }
   out.line(3, "}");
   // The rest of the row (fewer than a block of each), one at a time into the first
   // block's lanes.
+  out.line(3, "#pragma clang loop vectorize(disable) interleave(disable)");
   out.line(3,
            "for (int stubjit_j = 0; stubjit_r + stubjit::u64(stubjit_j) < stubjit_n; "
            "++stubjit_j)");
-  out.line(4,
-           "stubjit_lanes0[stubjit_j % 8] = stubjit_reduce::combine(stubjit_lanes0[stubjit_j % 8], "
-           "stubjit_el(stubjit_start + stubjit_r + stubjit::u64(stubjit_j)));");
+  out.line(4, "stubjit_lanes0[stubjit_j % " + width +
+                  "] = stubjit_reduce::combine(stubjit_lanes0[stubjit_j % " + width +
+                  "], "
+                  "stubjit_el(stubjit_start + stubjit_r + stubjit::u64(stubjit_j)));");
   out.line(2, "};");
   if (along >= 0) {
     out.line(2, "if (stubjit_lo < stubjit_hi && stubjit_unit)");
@@ -454,12 +481,13 @@ void emit_cpp_reduce_entry(const StubContext& context) {
   for (int step = 1; step < cpu_reduce_blocks; step *= 2) {
     for (int block = 0; block + step < cpu_reduce_blocks; block += 2 * step) {
       const std::string to = std::to_string(block), from = std::to_string(block + step);
-      out.line(2, "for (int stubjit_j = 0; stubjit_j < 8; ++stubjit_j) stubjit_lanes" + to +
-                      "[stubjit_j] = stubjit_reduce::combine(stubjit_lanes" + to +
+      out.line(2, "for (int stubjit_j = 0; stubjit_j < " + width + "; ++stubjit_j) stubjit_lanes" +
+                      to + "[stubjit_j] = stubjit_reduce::combine(stubjit_lanes" + to +
                       "[stubjit_j], stubjit_lanes" + from + "[stubjit_j]);");
     }
   }
-  out.line(2, "for (int stubjit_w = 4; stubjit_w > 0; stubjit_w /= 2)");
+  out.line(2, "for (int stubjit_w = " + std::to_string(block_lanes / 2) +
+                  "; stubjit_w > 0; stubjit_w /= 2)");
   out.line(3, "for (int stubjit_j = 0; stubjit_j < stubjit_w; ++stubjit_j)");
   out.line(4,
            "stubjit_lanes0[stubjit_j] = stubjit_reduce::combine(stubjit_lanes0[stubjit_j], "

@@ -106,8 +106,9 @@ std::string entry_name(const StubRequest& request);
 // stubs read and write a tile a row across each warp at a time; 16: a CPU short-row stub of
 // rank 3 or more runs blocks of planes per call of its run function, its rows rolled,
 // and a CPU stub's general copy of its loops, where views have run-time strides, keeps
-// its loop over a run rolled).
-inline constexpr int generator_version = 16;
+// its loop over a run rolled; 17: a CPU reduce or scan-partials stub keeps its loops over
+// the lanes out of the loop vectorizer).
+inline constexpr int generator_version = 17;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail
