@@ -146,8 +146,8 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
           CLI::Range(std::int64_t(1), std::int64_t(1) << 62));  // above 16: the library says why
   command
       ->add_option("--view-stride", flags->view_stride,
-                   "cpp, with --rows: the stride along the innermost loop that the broadcast "
-                   "views share, compiled in as a CPU launch with short rows gets it "
+                   "cpp: the stride along the innermost loop that the broadcast views share, "
+                   "compiled in as a CPU launch gets it, with --rows or without "
                    "(default: 1)")
       ->check(CLI::Range(std::int64_t(1), std::int64_t(1) << 62));  // above 16: as --rows
   command->add_flag("--dense", flags->dense,

@@ -66,11 +66,12 @@ struct RuntimeOptions {
   bool fuse_dimensions = true;
   // Short rows (docs/performance.md): on the CPU, a launch whose innermost extent
   // (after fusion) is at most max_short_row gets a stub with that extent compiled in,
-  // one stub per such extent. Where the broadcast views of such a launch all have the
-  // domain's rank (a stencil's fields) and share a stride of 2 to max_view_stride
-  // along the dimension its innermost loop follows (every other element, say), with
-  // an innermost step of 1 if the kernel takes its index or has a filter, that stride is compiled
-  // in too. false: one stub serves every extent and stride.
+  // one stub per such extent. Where the broadcast views of a launch (with rows of any
+  // length) all have the domain's rank (a stencil's fields) and share a stride of 2 to
+  // max_view_stride along the dimension its innermost loop follows (every other
+  // element, say), with an innermost step of 1 if the kernel takes its index or has a
+  // filter, that stride is compiled in too. false: one stub serves every extent and
+  // stride.
   bool specialize_short_rows = true;
   // Worker threads of the CPU backend; 0: one per core.
   unsigned cpu_threads = 0;

@@ -35,12 +35,12 @@ struct StubOptions {
   // runtime does for a launch whose innermost extent is at most 16
   // (RuntimeOptions::specialize_short_rows); 0 for none.
   std::int64_t rows = 0;
-  // cpp, with rows: the stride along the innermost loop that every broadcast view
-  // shares, compiled in as a CPU runtime does for a launch with short rows whose views
-  // (all of the domain's rank) share a stride of 2 to max_view_stride, with an
-  // innermost step of 1 if the kernel takes its index or has a filter (RuntimeOptions::
-  // specialize_short_rows); 1 (not 0) for none. Needs a broadcast view of rank 1 or
-  // more.
+  // cpp, with rows or without (longer rows, or rank 1): the stride along the innermost
+  // loop that every broadcast view shares, compiled in as a CPU runtime does for a
+  // launch whose views (all of the domain's rank) share a stride of 2 to
+  // max_view_stride, with an innermost step of 1 if the kernel takes its index or has a
+  // filter (RuntimeOptions::specialize_short_rows); 1 (not 0) for none. Needs a
+  // broadcast view of rank 1 or more.
   std::int64_t view_stride = 1;
   // GPU dialects: the stub of a dense launch, as a CUDA or HIP runtime compiles for a
   // domain that starts at 0 with unit steps over fields contiguous along its innermost

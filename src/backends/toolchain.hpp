@@ -29,9 +29,9 @@ struct TargetTraits {
   // most this, it is compiled into the stub (StubVariant::specialized), whose loop
   // over a row then has a constant trip count; 0: never. A row of 3 to 7 elements
   // with a trip count known at run time only spends more on the loop than on the
-  // elements (docs/performance.md, "Short rows"). With it, a stride of 2 or more that
-  // the launch's broadcast views share along the innermost loop is compiled in too
-  // (BoundArgs::view_stride).
+  // elements (docs/performance.md, "Short rows"). Where it is not 0, a stride of 2 or
+  // more that a launch's broadcast views share along the innermost loop is compiled in
+  // too, whatever the rows' length (BoundArgs::view_stride).
   std::int64_t short_row_limit = 0;
   // Dense launches (BoundArgs::dense) get a stub without the logical-index arithmetic
   // and the innermost stride: i = position, offset + i along the innermost dimension.

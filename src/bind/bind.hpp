@@ -72,9 +72,9 @@ struct BoundArgs {
   // step 1, and every projected field has stride 1 along the innermost dimension
   // (dense.hpp). Set only for targets with a dense variant.
   bool dense = false;
-  // Launches with short rows on a target that compiles them in: the stride along the
-  // innermost loop that every broadcast view shares, where a stub compiles it in
-  // (view_stride_to_compile); 0 otherwise.
+  // Launches on a target that compiles short rows in (rows of any length): the stride
+  // along the innermost loop that every broadcast view shares, where a stub compiles it
+  // in (view_stride_to_compile); 0 otherwise.
   std::int64_t view_stride = 0;
   // The values of the kernel's specialized scalars (Param::specialized), in signature
   // order, as words (support/scalar_words.hpp): Arg::bits(), and Arg::high_bits() for a

@@ -24,8 +24,8 @@ int view_inner_dim(const Param& view, int domain_rank, const IndexOrder& order);
 std::int64_t common_view_stride(const Signature& signature, int domain_rank,
                                 const BoundArgs& bound);
 
-// The stride a short-row stub of this launch (over `domain`, the domain it runs) has
-// compiled in: the shared one where it is 2 to max_view_stride, every broadcast view
+// The stride a CPU stub of this launch (over `domain`, the domain it runs, with rows
+// of any length) has compiled in: the shared one where it is 2 to max_view_stride, every broadcast view
 // has the domain's rank (a stencil's fields, the case measured: a table read at
 // indices of its own keeps the stub it had), and the stub's constant-stride copy of
 // its loops can run (the innermost step is 1, or the kernel takes no index); 0

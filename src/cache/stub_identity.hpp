@@ -63,9 +63,9 @@ void seal(ToolchainIdentity& identity);
 
 // Run-time values compiled into a stub as constants. bits[0]: the innermost count of
 // the stub's domain, where the toolchain compiles short rows in (TargetTraits::
-// short_row_limit); bits[1], with it: the stride along the innermost loop that the
-// launch's broadcast views share (BoundArgs::view_stride), where it is 2 to
-// stubjit::max_view_stride. scalars: the launch's values of the kernel's specialized
+// short_row_limit), 0 for longer rows; bits[1]: the stride along the innermost loop
+// that the launch's broadcast views share (BoundArgs::view_stride), where it is 2 to
+// stubjit::max_view_stride (count 2; count 1: rows only, 0: neither). scalars: the launch's values of the kernel's specialized
 // scalar parameters, in signature order, as words (support/scalar_words.hpp: one per
 // value, two for a complex<double>).
 struct SpecializedValues {

@@ -155,11 +155,12 @@ class CppDialect final : public DialectEmitter {
       // be 1 along the dimension the innermost loop follows (unit_dim) and a domain
       // step of 1, an access that follows the innermost index is contiguous and the
       // loop vectorizes. A copy of the loops where both are constants 1 gives LLVM
-      // that, whatever the body. A short-row stub may have another stride in place of
-      // 1 (StubRequest::view_stride): with the rows' constant trip count, each read is
-      // then one pointer and a constant displacement, where a stride known at run time
-      // only left LLVM one hoisted offset per read and element of the unrolled loop (49
-      // for a 7-point stencil over rows of 7), which spilled.
+      // that, whatever the body. A stub may have another stride in place of 1
+      // (StubRequest::view_stride): each read is then one pointer and a constant
+      // displacement, where a stride known at run time only left LLVM, with the rows'
+      // constant trip count, one hoisted offset per read and element of the unrolled
+      // loop (49 for a 7-point stencil over rows of 7), which spilled; and in long rows
+      // kept the general copy's loop rolled.
       const std::string stride = std::to_string(context.request().view_stride);
       std::string unit;
       for (const Param* p : views) {

@@ -143,8 +143,8 @@ class DialectEmitter {
   virtual bool supports_index32() const = 0;
   // Whether its stubs take launch bounds and a warp width (GPU dialects).
   virtual bool takes_group_constants() const = 0;
-  // Whether it can compile a short innermost count, and with it the broadcast views'
-  // stride, into its loops (StubRequest::inner_count, view_stride).
+  // Whether it can compile a short innermost count, and the broadcast views' stride,
+  // into its loops (StubRequest::inner_count, view_stride).
   virtual bool takes_short_rows() const { return false; }
   // The warp width a stub is written for when a caller gives none (dump-stub).
   virtual std::uint32_t default_warp_size() const = 0;

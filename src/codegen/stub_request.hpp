@@ -43,9 +43,9 @@ struct StubRequest {
   // The C++ dialect: the innermost count of the domain, compiled into the loop over a
   // row for the rows that have it (others run the general loop); 0 for none.
   std::int64_t inner_count = 0;  // at most stubjit::max_short_row
-  // The C++ dialect, with inner_count: the stride along the innermost loop that the
-  // broadcast views of launches of this stub share, compiled into the copy of the
-  // loops that the stub takes when they have it (1: the stub's usual copy for views
+  // The C++ dialect, with or without inner_count: the stride along the innermost loop
+  // that the broadcast views of launches of this stub share, compiled into the copy of
+  // the loops that the stub takes when they have it (1: the stub's usual copy for views
   // contiguous along it).
   std::int64_t view_stride = 1;  // at most stubjit::max_view_stride
   // The GPU dialects: a dense launch (bind/dense.hpp): every logical index is its

@@ -142,13 +142,14 @@ void check_options(const KernelSource& kernel, const StubOptions& options,
                   ": a CPU runtime compiles in lengths 1 to " + std::to_string(max_short_row));
     }
   }
+  if (options.view_stride != 1 && !dialect.takes_short_rows()) {
+    throw Error(std::string("a view stride is compiled in by the cpp dialect, not ") +
+                dialect.name());
+  }
   if (options.view_stride < 1 || options.view_stride > max_view_stride) {
     throw Error("view stride " + std::to_string(options.view_stride) +
                 ": a CPU runtime compiles in strides 2 to " + std::to_string(max_view_stride) +
                 " (1: none)");
-  }
-  if (options.view_stride != 1 && options.rows == 0) {
-    throw Error("a view stride is compiled in with rows of a given length only (rows: 0)");
   }
   if (options.dense && !dialect.takes_group_constants()) {
     throw Error(std::string("the dense variant is for the GPU dialects, not ") + dialect.name());

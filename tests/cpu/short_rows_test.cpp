@@ -1,6 +1,8 @@
 // Short rows: a CPU launch whose innermost extent is at most 16 gets a stub with that
 // extent compiled in (one stub per such extent); rows cut by a group's edge still run,
-// through the general loop; RuntimeOptions::specialize_short_rows turns it off.
+// through the general loop. A stride the broadcast views share along the innermost loop
+// is compiled in too, with rows of any length. RuntimeOptions::specialize_short_rows
+// turns both off.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,7 +92,7 @@ TEST(ShortRows, EachShortExtentHasItsOwnStubAndLongRowsShareOne) {
     }
   }
   // 3, 4, 16 and one for 17 and 40.
-  EXPECT_EQ(runtime.counters().compiles, 4u);
+  EXPECT_EQ(runtime.counters().compiles, 4u);  // strides 2 and 3, column-major, 1
 }
 
 // Under tiny limits groups are 4 wide. Rows of 7 are cut by a group's edge in direct
@@ -434,6 +436,89 @@ TEST(ShortRows, WholeRowsRunWhereTheViewStrideIsAConstant) {
   }
 }
 
+// Rows longer than max_short_row, and rank 1, have no rows compiled in, but a stride
+// their views share is, and whole runs take the copy of the loops where it is a
+// constant: the second dimension's for row-major views, the first's for column-major
+// ones. Each stride gets a stub of its own.
+TEST(ShortRows, LongRowsGetTheSharedViewStrideCompiledIn) {
+  Runtime runtime = cpu_runtime();
+  Kernel kernel = runtime.kernel(constant_strides());
+  constexpr std::int64_t rows = max_short_row + 24, cols = max_short_row + 8;
+  std::vector<double> u(rows * cols * 3), out(rows * cols);
+  const Domain domain{rows, cols};
+  Field target = runtime.wrap(out.data(), {rows, cols});
+  const auto run = [&](const Field& view, double want) -> std::string {
+    std::fill(out.begin(), out.end(), -1.0);
+    const std::string source = kernel.stub_source(domain, {view, target});
+    EXPECT_EQ(source.find("rows of"), std::string::npos);
+    kernel.launch(domain, view, target);
+    EXPECT_EQ(std::count(out.begin(), out.end(), want), rows * cols);
+    return source;
+  };
+  const std::string two =
+      run(runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {cols * 2, 2}), 2.0);
+  EXPECT_NE(two.find(", views' stride 2"), std::string::npos);
+  const std::string three =
+      run(runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {cols * 3, 3}), 2.0);
+  EXPECT_NE(three.find(", views' stride 3"), std::string::npos);
+  target = runtime.wrap(out.data(), {rows, cols}, {1, rows});
+  run(runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {2, rows * 2}), 1.0);
+  target = runtime.wrap(out.data(), {rows, cols});
+  // Contiguous views: the usual copy, whose stride 1 is a constant too.
+  const std::string one =
+      run(runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {cols, 1}), 2.0);
+  EXPECT_EQ(one.find("views' stride"), std::string::npos);
+  EXPECT_EQ(runtime.counters().compiles, 4u);
+}
+
+// A rank-1 stencil over every second or third element, 1000 points, and under tiny
+// limits (groups 4 wide: runs cut by a group's edge, and several dispatches in multi)
+// in every mode: checked against the host, the elements between untouched.
+TEST(ShortRows, ARankOneStencilOverStridedViewsRunsWithTheStrideCompiledIn) {
+  const KernelSource stencil{"line_stencil",
+                             {index("i"), in<double>("u", 1), inout<double>("out")},
+                             "out = u(i[0] - 1) + 2 * u(i[0]) + 4 * u(i[0] + 1);",
+                             "",
+                             {}};
+  for (const bool tiny : {false, true}) {
+    RuntimeOptions options;
+    options.backend = "cpu";
+    options.disk_cache = false;
+    if (tiny) options.limits = test::tiny_limits();
+    Runtime runtime(options);
+    Kernel kernel = runtime.kernel(stencil);
+    for (const std::int64_t stride : {2, 3}) {
+      for (Mode mode : {Mode::direct, Mode::spread, Mode::multi}) {
+        // Under the tiny limits direct covers 12 points, spread 216.
+        const std::int64_t n = !tiny || mode == Mode::multi ? 1000
+                               : mode == Mode::direct       ? 12
+                                                            : 200;
+        SCOPED_TRACE(std::string(tiny ? "tiny limits, " : "") + name_of(mode) + ", stride " +
+                     std::to_string(stride) + ", " + std::to_string(n) + " points");
+        std::vector<double> u(std::size_t(n * stride)), out(u.size(), -1.0);
+        for (std::size_t k = 0; k < u.size(); ++k) u[k] = double(k % 13) - 5;
+        const Field view = runtime.wrap(static_cast<const double*>(u.data()), {n}, {stride});
+        const Field target = runtime.wrap(out.data(), {n}, {stride});
+        const Domain inside(std::vector<Dim>{Dim{1, n - 2, 1}});
+        LaunchOptions launch;
+        launch.mode = mode;
+        ASSERT_NE(kernel.stub_source(inside, {view, target}, mode)
+                      .find(", views' stride " + std::to_string(stride)),
+                  std::string::npos);
+        EXPECT_EQ(kernel.launch(launch, inside, view, target).mode, mode);
+        for (std::int64_t k = 0; k < n * stride; ++k) {
+          const std::int64_t point = k / stride;
+          const bool written = k % stride == 0 && point >= 1 && point <= n - 2;
+          const double want = written ? u[std::size_t(k - stride)] + 2 * u[std::size_t(k)] +
+                                            4 * u[std::size_t(k + stride)]
+                                      : -1.0;
+          ASSERT_EQ(out[std::size_t(k)], want) << "element " << k;
+        }
+      }
+    }
+  }
+}
+
 TEST(ShortRows, TurnedOffNoViewStrideIsCompiledIn) {
   Runtime runtime = cpu_runtime(false);
   Kernel kernel = runtime.kernel(constant_strides());
@@ -444,6 +529,14 @@ TEST(ShortRows, TurnedOffNoViewStrideIsCompiledIn) {
             std::string::npos);
   kernel.launch(Domain{5, 4}, view, target);
   for (double v : out) ASSERT_EQ(v, 0.0);
+  // Nor into long rows.
+  std::vector<double> wide_u(5 * 40 * 2), wide_out(5 * 40, -1.0);
+  const Field wide_view = runtime.wrap(static_cast<const double*>(wide_u.data()), {5, 40}, {80, 2});
+  const Field wide_target = runtime.wrap(wide_out.data(), {5, 40});
+  EXPECT_EQ(kernel.stub_source(Domain{5, 40}, {wide_view, wide_target}).find("views' stride"),
+            std::string::npos);
+  kernel.launch(Domain{5, 40}, wide_view, wide_target);
+  for (double v : wide_out) ASSERT_EQ(v, 0.0);
 }
 
 }  // namespace

@@ -420,6 +420,17 @@ TEST_F(Cli, DumpStubPrintsWhatALaunchCompiles) {
       stubjit_json({"dump-stub", smooth_file, "--rank", "2", "--rows", "3", "--view-stride", "2"});
   EXPECT_EQ(described["view_stride"], 2);
   EXPECT_EQ(described["rows"], 3);
+  // Without --rows: the stub of a launch whose rows are longer, the stride compiled in
+  // all the same.
+  const ChildReport long_rows =
+      stubjit({"dump-stub", smooth_file, "--rank", "2", "--view-stride", "2"});
+  ASSERT_EQ(long_rows.exit_code, 0) << long_rows.errors;
+  std::vector<float> wide_every_other(4 * 24 * 2);
+  Field wide_u = runtime.wrap(static_cast<const float*>(wide_every_other.data()), {4, 24}, {48, 2});
+  const std::string launched_long = smooth.stub_source(twenty_columns, {wide_u, wide_y});
+  EXPECT_NE(launched_long.find(", views' stride 2"), std::string::npos);
+  EXPECT_EQ(launched_long.find("rows of"), std::string::npos);
+  EXPECT_EQ(long_rows.output, launched_long);
 
   const ChildReport stub_only = stubjit({"dump-stub", sample("saxpy.json"), "--stub-only"});
   EXPECT_EQ(stub_only.output.rfind("#line 1 \"stubjit_saxpy_direct_r1.cpp\"", 0), 0u)
@@ -841,14 +852,19 @@ TEST_F(Cli, DumpStubRejectsBadInputWithAReason) {
        {"--rank", "2", "--rows", "17"},
        "rows of 17: a CPU runtime compiles in lengths 1 to 16"},
       {good, {"--dense"}, "the dense variant is for the GPU dialects, not cpp"},
-      // A view stride comes with rows, 1 to 16.
+      // A view stride, 2 to 16, with rows or without, for the cpp dialect and a kernel
+      // with a broadcast view.
       {good,
        {"--rank", "2", "--view-stride", "2"},
-       "a view stride is compiled in with rows of a given length only"},
+       "a view stride is compiled in for broadcast views of rank 1 or more; kernel 'k' has "
+       "none"},
       {good,
        {"--rank", "2", "--rows", "3", "--view-stride", "2"},
        "a view stride is compiled in for broadcast views of rank 1 or more; kernel 'k' has "
        "none"},
+      {good,
+       {"--dialect", "cuda", "--view-stride", "2"},
+       "a view stride is compiled in by the cpp dialect, not cuda"},
       {good,
        {"--rank", "2", "--rows", "3", "--view-stride", "17"},
        "view stride 17: a CPU runtime compiles in strides 2 to 16 (1: none)"},
