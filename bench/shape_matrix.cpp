@@ -15,8 +15,9 @@
 // (default 5), STUBJIT_SHAPES_FUSE=0 (launches without dimension fusion, for an A/B),
 // STUBJIT_SHAPES_SHORT_ROWS=0 (no stub with a short innermost extent compiled in),
 // STUBJIT_SHAPES_COMPILER_OPTIONS (extra stub compiler flags, space-separated),
-// STUBJIT_SHAPES_HAND_INTO_B=1 (the timed hand loop writes the array stubjit writes, not
-// an array of its own: an A/B of where the output lies).
+// STUBJIT_SHAPES_HAND_INTO_B=0 (the timed hand loop writes an array of its own instead
+// of the one stubjit writes: on this VM where an array lies moved one side's bandwidth
+// by up to 2x, bench/results/shapes.md, "Where the output lies, again").
 // Names are kernel/rank/inner/layout/mode, for --benchmark_filter.
 // bench/shape_table.py turns the JSON output into bench/results/shapes.md.
 #include <benchmark/benchmark.h>
@@ -172,8 +173,9 @@ void run_case(benchmark::State& state, Shape s, std::optional<Mode> mode) {
       return;
     }
   }
-  // Where the timed hand loop writes: its own array (checked above), or stubjit's.
-  std::vector<float>& hand_out = env_or("STUBJIT_SHAPES_HAND_INTO_B", 0) != 0 ? r.b : r.hand;
+  // Where the timed hand loop writes: stubjit's array, so that both sides read and write
+  // the same memory, or its own (checked above).
+  std::vector<float>& hand_out = env_or("STUBJIT_SHAPES_HAND_INTO_B", 1) != 0 ? r.b : r.hand;
   std::vector<double> stubjit_ms, hand_ms;
   std::size_t iteration = 0;
   for (auto _ : state) {
