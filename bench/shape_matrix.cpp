@@ -13,7 +13,8 @@
 //
 // Environment: STUBJIT_SHAPES_TOTAL (elements, default 2^25), STUBJIT_SHAPES_ITERATIONS
 // (default 5), STUBJIT_SHAPES_FUSE=0 (launches without dimension fusion, for an A/B),
-// STUBJIT_SHAPES_SHORT_ROWS=0 (no stub with a short innermost extent compiled in),
+// STUBJIT_SHAPES_SHORT_ROWS=0 (no stub with a short innermost extent or the views'
+// stride compiled in: RuntimeOptions::specialize_short_rows = false),
 // STUBJIT_SHAPES_COMPILER_OPTIONS (extra stub compiler flags, space-separated),
 // STUBJIT_SHAPES_HAND_INTO_B=0 (the timed hand loop writes an array of its own instead
 // of the one stubjit writes: on this VM where an array lies moved one side's bandwidth

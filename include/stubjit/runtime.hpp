@@ -20,8 +20,8 @@ namespace stubjit {
 // Short rows: the longest innermost extent a CPU runtime compiles into a stub
 // (RuntimeOptions::specialize_short_rows, StubOptions::rows).
 inline constexpr std::int64_t max_short_row = 16;
-// The largest stride along the innermost loop that a short-row stub has compiled in
-// for the broadcast views (a stencil's fields) of a launch, where they all share it
+// The largest stride along the innermost loop that a CPU stub has compiled in for the
+// broadcast views (a stencil's fields) of a launch, where they all share it
 // (StubOptions::view_stride); views of stride 1 need none.
 inline constexpr std::int64_t max_view_stride = 16;
 

@@ -80,8 +80,8 @@ struct StubSource {
 // fit it (unknown dialect, rank, index width, bindings that do not match the
 // parameters, a projection beyond rank 8, mode direct above rank 3, a warp size or
 // launch bounds with cpp, rows other than 1 to 16, rows with a GPU dialect or at rank
-// 1, a view stride outside 1 to 16, or other than 1 without rows or without a broadcast
-// view of rank 1 or more, dense with cpp; for a reduce or scan kernel a dimension
+// 1, a view stride outside 1 to 16, or other than 1 with a GPU dialect or without a
+// broadcast view of rank 1 or more, dense with cpp; for a reduce or scan kernel a dimension
 // outside the domain, a result whose rank does not fit it, a binding other than
 // broadcast for a result or projection for a scan, a tile, rows, a view stride or dense,
 // a GPU dialect without a warp size; a dimension or the partials stage for a kernel

@@ -298,7 +298,8 @@ constexpr int cpu_reduce_blocks = 2;
 // sixteen for 8- and 16-bit integers and bools. With eight, a min of int8s ran at 0.92
 // of a `simd` OpenMP loop, its blocks 64-bit vectors; with sixteen at 1.01. With 32, the
 // lanes stayed in memory (0.19). Their combinations are exact, so the number of lanes
-// changes no result; float types keep eight whatever their size, their results' bits
+// changes no result (for a custom combiner: one associative and commutative, as
+// docs/patterns.md asks); float types keep eight whatever their size, their results' bits
 // depending on the order of combination.
 int cpu_block_lanes(ElementType type) {
   switch (type) {

@@ -26,8 +26,8 @@ struct RunDomains {
 // A forced direct launch is refused or not over the domain as given (PlanError from
 // here), and fused only where the fused domain fits as well, so that whether it is
 // refused never depends on strides. Sets bound.dense for targets
-// with a dense variant (bind/dense.hpp), and bound.view_stride for launches with short
-// rows (bind/view_stride.hpp).
+// with a dense variant (bind/dense.hpp), and bound.view_stride for targets that compile
+// short rows in, whatever the rows' length (bind/view_stride.hpp).
 const Domain& run_domain(const KernelState& kernel, const Domain& domain, std::optional<Mode> mode,
                          BoundArgs& bound, RunDomains& made);
 // The plan, checked against the device's own limits when the runtime's are

@@ -92,7 +92,7 @@ TEST(ShortRows, EachShortExtentHasItsOwnStubAndLongRowsShareOne) {
     }
   }
   // 3, 4, 16 and one for 17 and 40.
-  EXPECT_EQ(runtime.counters().compiles, 4u);  // strides 2 and 3, column-major, 1
+  EXPECT_EQ(runtime.counters().compiles, 4u);
 }
 
 // Under tiny limits groups are 4 wide. Rows of 7 are cut by a group's edge in direct
@@ -468,7 +468,7 @@ TEST(ShortRows, LongRowsGetTheSharedViewStrideCompiledIn) {
   const std::string one =
       run(runtime.wrap(static_cast<const double*>(u.data()), {rows, cols}, {cols, 1}), 2.0);
   EXPECT_EQ(one.find("views' stride"), std::string::npos);
-  EXPECT_EQ(runtime.counters().compiles, 4u);
+  EXPECT_EQ(runtime.counters().compiles, 4u);  // strides 2 and 3, column-major, 1
 }
 
 // A rank-1 stencil over every second or third element, 1000 points, and under tiny

@@ -103,9 +103,9 @@ TEST(CpuCompile, ReduceAndScanPartialsLanesAreNoVectorizedLoop) {
     request.mode = Mode::spread;
     request.rank = rank;
     request.reduce_dimension = dimension;
-    request.bindings = {Binding::projection, pattern == Pattern::reduce && dimension < 0
-                                                 ? Binding::broadcast
-                                                 : Binding::projection};
+    // A reduce's result is bound as broadcast, a scan's as projection (stub_source.cpp).
+    request.bindings = {Binding::projection,
+                        pattern == Pattern::reduce ? Binding::broadcast : Binding::projection};
     const GeneratedStub stub = generate_stub(request);
     const std::vector<std::string> remarks = {"-Rpass=" + pass};
     return compile_host_shared_object(
