@@ -25,11 +25,10 @@ std::int64_t common_view_stride(const Signature& signature, int domain_rank,
                                 const BoundArgs& bound);
 
 // The stride a CPU stub of this launch (over `domain`, the domain it runs, with rows
-// of any length) has compiled in: the shared one where it is 2 to max_view_stride, every broadcast view
-// has the domain's rank (a stencil's fields, the case measured: a table read at
-// indices of its own keeps the stub it had), and the stub's constant-stride copy of
-// its loops can run (the innermost step is 1, or the kernel takes no index); 0
-// otherwise.
+// of any length) has compiled in: the shared one where it is 2 to max_view_stride, every broadcast
+// view has the domain's rank (a stencil's fields, the case measured: a table read at indices of its
+// own keeps the stub it had), and the stub's constant-stride copy of its loops can run (the
+// innermost step is 1, or the kernel takes no index); 0 otherwise.
 std::int64_t view_stride_to_compile(const Signature& signature, const Domain& domain,
                                     const BoundArgs& bound);
 

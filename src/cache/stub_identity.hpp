@@ -65,9 +65,9 @@ void seal(ToolchainIdentity& identity);
 // the stub's domain, where the toolchain compiles short rows in (TargetTraits::
 // short_row_limit), 0 for longer rows; bits[1]: the stride along the innermost loop
 // that the launch's broadcast views share (BoundArgs::view_stride), where it is 2 to
-// stubjit::max_view_stride (count 2; count 1: rows only, 0: neither). scalars: the launch's values of the kernel's specialized
-// scalar parameters, in signature order, as words (support/scalar_words.hpp: one per
-// value, two for a complex<double>).
+// stubjit::max_view_stride (count 2; count 1: rows only, 0: neither). scalars: the launch's values
+// of the kernel's specialized scalar parameters, in signature order, as words
+// (support/scalar_words.hpp: one per value, two for a complex<double>).
 struct SpecializedValues {
   static constexpr std::size_t capacity = 8;
   std::array<std::uint64_t, capacity> bits{};
