@@ -13,7 +13,22 @@
 # under build/fresh-machine/ (STUBJIT_FRESH_DIR overrides it); the debootstrap tarball
 # is kept there, so a second run does not download the base system again. Everything
 # mounted is unmounted on exit, failure included.
+#
+#   scripts/fresh-machine-check.sh                  the check
+#   scripts/fresh-machine-check.sh --download-only  the base system's download only
+#                                                   (.ci/run, beside its first stage)
 set -euo pipefail
+
+download_only=false
+for argument in "$@"; do
+  case "$argument" in
+    --download-only) download_only=true ;;
+    *)
+      echo "scripts/fresh-machine-check.sh: unknown argument '$argument' (--download-only)" >&2
+      exit 2
+      ;;
+  esac
+done
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=${STUBJIT_FRESH_DIR:-$repo/build/fresh-machine}
@@ -33,6 +48,11 @@ fail() {
 mount_points=(dev proc sys)
 # shellcheck source=scripts/lib/minimal-root.sh
 . "$repo/scripts/lib/minimal-root.sh"
+if $download_only; then
+  download_base_system
+  say "the base system is in $work"
+  exit 0
+fi
 trap unmount_all EXIT
 make_minimal_root
 

@@ -61,8 +61,13 @@ for group in "$@"; do
     --fuzz)
       requirements+=("libclang-rt-14-dev|/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a")
       ;;
+    # scripts/fresh-machine-check.sh (which installs it itself where missing; .ci/run
+    # asks for it here, before it downloads the base system beside the first stage).
+    --fresh-check)
+      requirements+=("debootstrap|/usr/sbin/debootstrap")
+      ;;
     *)
-      echo "scripts/install-deps.sh: unknown argument '$group' (--sanitize, --fuzz)" >&2
+      echo "scripts/install-deps.sh: unknown argument '$group' (--sanitize, --fuzz, --fresh-check)" >&2
       exit 2
       ;;
   esac

@@ -25,9 +25,9 @@ unmount_all() {
   done
 }
 
-# Unpacks a fresh minbase root at $root (debootstrap installed first where missing) and
-# mounts proc, dev and sys in it.
-make_minimal_root() {
+# Downloads the minbase system into $work/$suite-minbase.tar.gz unless it is there
+# (debootstrap installed first where missing).
+download_base_system() {
   if ! command -v debootstrap >/dev/null; then
     say "installing debootstrap"
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap \
@@ -36,9 +36,6 @@ make_minimal_root() {
   fi
   local tarball=$work/$suite-minbase.tar.gz
   mkdir -p "$work"
-  unmount_all || fail "something is still mounted below $root"
-  # --one-file-system: never into a mount, whatever happened before.
-  rm -rf --one-file-system "$root"
   if [ ! -s "$tarball" ]; then
     say "downloading a minimal $suite base system into $tarball"
     rm -rf "$work/tarball-staging"
@@ -48,9 +45,28 @@ make_minimal_root() {
     mv "$tarball.part" "$tarball"
     rm -rf "$work/tarball-staging"
   fi
+}
+
+# Unpacks a fresh minbase root at $root (downloaded first where missing) and mounts
+# proc, dev and sys in it.
+make_minimal_root() {
+  local tarball=$work/$suite-minbase.tar.gz
+  unmount_all || fail "something is still mounted below $root"
+  # --one-file-system: never into a mount, whatever happened before.
+  rm -rf --one-file-system "$root"
+  download_base_system
   say "unpacking a minimal $suite root in $root"
-  debootstrap --variant=minbase --unpack-tarball="$tarball" "$suite" "$root" "$mirror" \
-    >"$work/debootstrap.log" 2>&1 || fail "debootstrap (log: $work/debootstrap.log)"
+  # In two steps, so that dpkg in the root is told, before it installs anything, not to
+  # flush every file it writes to disk (force-unsafe-io): the root is thrown away after
+  # the check, and what dpkg installs is the same either way. On the development
+  # machine, idle, the flushes were a third of dpkg's time: the base system took 29 s
+  # with them and 18 s without, the quickstart's packages 60 s and 45 s.
+  debootstrap --variant=minbase --foreign --unpack-tarball="$tarball" "$suite" "$root" \
+    "$mirror" >"$work/debootstrap.log" 2>&1 || fail "debootstrap (log: $work/debootstrap.log)"
+  mkdir -p "$root/etc/dpkg/dpkg.cfg.d"
+  echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/unsafe-io"
+  chroot "$root" /debootstrap/debootstrap --second-stage >>"$work/debootstrap.log" 2>&1 ||
+    fail "debootstrap --second-stage (log: $work/debootstrap.log)"
   mount -t proc proc "$root/proc"
   mount --rbind /dev "$root/dev"
   mount --make-rslave "$root/dev"
