@@ -219,24 +219,41 @@ std::int64_t hand_reduce_sum_i64(const std::int64_t* x, i64 n) {
   return s;
 }
 
-void hand_scan_sum_std(const float* x, float* y, i64 n) { std::inclusive_scan(x, x + n, y); }
+namespace {
 
-void hand_scan_sum_omp(const float* x, float* y, i64 n) {
-  std::vector<float> block_sums(static_cast<std::size_t>(omp_get_max_threads()) + 1, 0.0f);
+template <class T>
+void two_pass_scan_sum(const T* x, T* y, i64 n) {
+  std::vector<T> block_sums(static_cast<std::size_t>(omp_get_max_threads()) + 1, T(0));
 #pragma omp parallel
   {
     const i64 threads = omp_get_num_threads(), t = omp_get_thread_num();
     const i64 lo = n * t / threads, hi = n * (t + 1) / threads;
-    float s = 0;
-    for (i64 k = lo; k < hi; ++k) s += x[k];
+    T s = 0;
+    for (i64 k = lo; k < hi; ++k) s = T(s + x[k]);
     block_sums[static_cast<std::size_t>(t) + 1] = s;
 #pragma omp barrier
 #pragma omp single
     for (i64 b = 1; b <= threads; ++b)
-      block_sums[static_cast<std::size_t>(b)] += block_sums[static_cast<std::size_t>(b) - 1];
-    float running = block_sums[static_cast<std::size_t>(t)];
-    for (i64 k = lo; k < hi; ++k) y[k] = running += x[k];
+      block_sums[static_cast<std::size_t>(b)] =
+          T(block_sums[static_cast<std::size_t>(b)] + block_sums[static_cast<std::size_t>(b) - 1]);
+    T running = block_sums[static_cast<std::size_t>(t)];
+    for (i64 k = lo; k < hi; ++k) y[k] = running = T(running + x[k]);
   }
+}
+
+}  // namespace
+
+void hand_scan_sum_std(const float* x, float* y, i64 n) { std::inclusive_scan(x, x + n, y); }
+void hand_scan_sum_omp(const float* x, float* y, i64 n) { two_pass_scan_sum(x, y, n); }
+void hand_scan_sum_std(const std::int8_t* x, std::int8_t* y, i64 n) {
+  std::inclusive_scan(x, x + n, y);
+}
+void hand_scan_sum_omp(const std::int8_t* x, std::int8_t* y, i64 n) { two_pass_scan_sum(x, y, n); }
+void hand_scan_sum_std(const std::uint32_t* x, std::uint32_t* y, i64 n) {
+  std::inclusive_scan(x, x + n, y);
+}
+void hand_scan_sum_omp(const std::uint32_t* x, std::uint32_t* y, i64 n) {
+  two_pass_scan_sum(x, y, n);
 }
 
 void hand_sort_std(float* x, i64 n) { std::sort(x, x + n); }

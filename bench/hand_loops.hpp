@@ -58,6 +58,12 @@ std::int64_t hand_reduce_sum_i64(const std::int64_t* x, std::int64_t n);
 // the block sums scanned, each block scanned from its offset).
 void hand_scan_sum_std(const float* x, float* y, std::int64_t n);
 void hand_scan_sum_omp(const float* x, float* y, std::int64_t n);
+// The same two ways for int8s (wrapping, as the conversion back to int8 does in g++) and
+// uint32s (wrapping): bench/scan_bench.cpp's BM_ScanIntegers.
+void hand_scan_sum_std(const std::int8_t* x, std::int8_t* y, std::int64_t n);
+void hand_scan_sum_omp(const std::int8_t* x, std::int8_t* y, std::int64_t n);
+void hand_scan_sum_std(const std::uint32_t* x, std::uint32_t* y, std::int64_t n);
+void hand_scan_sum_omp(const std::uint32_t* x, std::uint32_t* y, std::int64_t n);
 
 // n floats sorted in place, ascending (bench/sort_bench.cpp's baselines): std::sort and
 // std::stable_sort (one thread: the parallel policy needs TBB, not among the packages

@@ -16,6 +16,8 @@
 // bit) and, every 4099th, with a double-precision host prefix: each side's largest
 // relative error is a counter (stubjit_error, std_error, omp_error), stubjit's must be
 // below 1e-2. Environment: STUBJIT_SCAN_ELEMENTS (default 2^28).
+//
+//   BM_ScanIntegers<T>   the same three sides for sums of int8 or uint32 (below)
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -180,6 +182,67 @@ void BM_Scan_Omp(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * scan->n * 8);
 }
 BENCHMARK(BM_Scan_Omp)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Integer sums, where a scan is not bound by memory traffic the way 2^28 floats are:
+// 2^26 elements (STUBJIT_SCAN_INT_ELEMENTS) of int8 or uint32, wrapping, values
+// `k % 7`, the three sides alternating as above. Before timing, stubjit's prefixes are
+// compared with std::inclusive_scan's, every element.
+template <class T>
+void BM_ScanIntegers(benchmark::State& state) {
+  const char* text = std::getenv("STUBJIT_SCAN_INT_ELEMENTS");
+  const i64 n = text && std::atoll(text) > 0 ? std::atoll(text) : i64(1) << 26;
+  Runtime runtime{cpu()};
+  Kernel kernel =
+      runtime.kernel({"prefix_int", {in<T>("x"), scan<T>("y", Combiner::sum)}, "y = x;"});
+  Field x = runtime.allocate<T>({n});
+  Field y = runtime.allocate<T>({n});
+  std::vector<T> values(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = T(k % 7);
+  x.copy_from(values);
+  std::vector<T> hand(values.size());
+  const T* input = static_cast<const T*>(x.data());
+  kernel.launch(Domain{n}, x, y);  // compiles the stages, outside the timing
+  hand_scan_sum_std(input, hand.data(), n);
+  if (y.to_vector<T>() != hand) {
+    state.SkipWithError("stubjit's prefixes differ from std::inclusive_scan's");
+    return;
+  }
+  std::vector<T> by_omp(values.size());
+  hand_scan_sum_omp(input, by_omp.data(), n);
+  if (by_omp != hand) {
+    state.SkipWithError("the OpenMP scan's prefixes differ from std::inclusive_scan's");
+    return;
+  }
+  using Clock = std::chrono::steady_clock;
+  const auto time = [](auto&& run) {
+    const auto start = Clock::now();
+    run();
+    return milliseconds(Clock::now() - start);
+  };
+  std::vector<double> ms[3];  // stubjit, std, omp
+  std::int64_t iteration = 0;
+  for (auto _ : state) {
+    for (int place = 0; place < 3; ++place) {
+      const int side = static_cast<int>((iteration + place) % 3);
+      ms[side].push_back(side == 0   ? time([&] { kernel.launch(Domain{n}, x, y); })
+                         : side == 1 ? time([&] { hand_scan_sum_std(input, hand.data(), n); })
+                                     : time([&] { hand_scan_sum_omp(input, hand.data(), n); }));
+    }
+    ++iteration;
+    state.SetIterationTime(ms[0].back() / 1e3);
+  }
+  const double s = stubjit::bench::median(ms[0]), d = stubjit::bench::median(ms[1]),
+               o = stubjit::bench::median(ms[2]);
+  state.counters["stubjit_ms"] = s;
+  state.counters["std_ms"] = d;
+  state.counters["omp_ms"] = o;
+  state.counters["std_over_stubjit"] = d / s;
+  state.counters["omp_over_stubjit"] = o / s;
+  state.counters["GBps"] = double(n) * 2 * sizeof(T) / s / 1e6;
+  state.SetLabel(std::to_string(n) + " elements");
+}
+BENCHMARK_TEMPLATE(BM_ScanIntegers, std::int8_t)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK_TEMPLATE(BM_ScanIntegers, std::uint32_t)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 }  // namespace
 
