@@ -122,9 +122,13 @@ std::unique_ptr<Scan> prepared(benchmark::State& state) {
 
 using stubjit::bench::milliseconds;
 
-void BM_Scan_Alternating(benchmark::State& state) {
-  const std::unique_ptr<Scan> scan = prepared(state);
-  if (!scan) return;
+// The three sides (stubjit, std, omp) timed once each in every iteration, the order
+// rotated, so that drift of a shared machine reaches all three alike; the manual time
+// is stubjit's. Sets the counters stubjit_ms, std_ms, omp_ms (medians),
+// std_over_stubjit, omp_over_stubjit and GBps (stubjit's, for `bytes` read and written).
+template <class Stubjit, class Std, class Omp>
+void time_three_sides(benchmark::State& state, double bytes, Stubjit&& stubjit, Std&& std_side,
+                      Omp&& omp) {
   using Clock = std::chrono::steady_clock;
   const auto time = [](auto&& run) {
     const auto start = Clock::now();
@@ -136,9 +140,7 @@ void BM_Scan_Alternating(benchmark::State& state) {
   for (auto _ : state) {
     for (int place = 0; place < 3; ++place) {
       const int side = static_cast<int>((iteration + place) % 3);
-      ms[side].push_back(side == 0   ? time([&] { scan->run_stubjit(); })
-                         : side == 1 ? time([&] { scan->run_std(); })
-                                     : time([&] { scan->run_omp(); }));
+      ms[side].push_back(side == 0 ? time(stubjit) : side == 1 ? time(std_side) : time(omp));
     }
     ++iteration;
     state.SetIterationTime(ms[0].back() / 1e3);
@@ -150,7 +152,15 @@ void BM_Scan_Alternating(benchmark::State& state) {
   state.counters["omp_ms"] = o;
   state.counters["std_over_stubjit"] = d / s;
   state.counters["omp_over_stubjit"] = o / s;
-  state.counters["GBps"] = double(scan->n) * 2 * sizeof(float) / s / 1e6;
+  state.counters["GBps"] = bytes / s / 1e6;
+}
+
+void BM_Scan_Alternating(benchmark::State& state) {
+  const std::unique_ptr<Scan> scan = prepared(state);
+  if (!scan) return;
+  time_three_sides(
+      state, double(scan->n) * 2 * sizeof(float), [&] { scan->run_stubjit(); },
+      [&] { scan->run_std(); }, [&] { scan->run_omp(); });
   state.counters["parts"] = scan->summary.reduce_parts;
   state.counters["first_launch_ms"] = scan->compile_ms;
   state.counters["stubjit_error"] = scan->stubjit_error;
@@ -213,32 +223,10 @@ void BM_ScanIntegers(benchmark::State& state) {
     state.SkipWithError("the OpenMP scan's prefixes differ from std::inclusive_scan's");
     return;
   }
-  using Clock = std::chrono::steady_clock;
-  const auto time = [](auto&& run) {
-    const auto start = Clock::now();
-    run();
-    return milliseconds(Clock::now() - start);
-  };
-  std::vector<double> ms[3];  // stubjit, std, omp
-  std::int64_t iteration = 0;
-  for (auto _ : state) {
-    for (int place = 0; place < 3; ++place) {
-      const int side = static_cast<int>((iteration + place) % 3);
-      ms[side].push_back(side == 0   ? time([&] { kernel.launch(Domain{n}, x, y); })
-                         : side == 1 ? time([&] { hand_scan_sum_std(input, hand.data(), n); })
-                                     : time([&] { hand_scan_sum_omp(input, hand.data(), n); }));
-    }
-    ++iteration;
-    state.SetIterationTime(ms[0].back() / 1e3);
-  }
-  const double s = stubjit::bench::median(ms[0]), d = stubjit::bench::median(ms[1]),
-               o = stubjit::bench::median(ms[2]);
-  state.counters["stubjit_ms"] = s;
-  state.counters["std_ms"] = d;
-  state.counters["omp_ms"] = o;
-  state.counters["std_over_stubjit"] = d / s;
-  state.counters["omp_over_stubjit"] = o / s;
-  state.counters["GBps"] = double(n) * 2 * sizeof(T) / s / 1e6;
+  time_three_sides(
+      state, double(n) * 2 * sizeof(T), [&] { kernel.launch(Domain{n}, x, y); },
+      [&] { hand_scan_sum_std(input, hand.data(), n); },
+      [&] { hand_scan_sum_omp(input, hand.data(), n); });
   state.SetLabel(std::to_string(n) + " elements");
 }
 BENCHMARK_TEMPLATE(BM_ScanIntegers, std::int8_t)->Unit(benchmark::kMillisecond)->UseManualTime();
