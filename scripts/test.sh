@@ -94,6 +94,8 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:allocator_may_return_null=1:suppressions=$suppressions/tsan.supp"
 # A suite of these labels whose program is missing from the list above would show up
 # as an unlabelled <program>_NOT_BUILT test that the label filter drops: refuse that.
+# (A sharded program's tests, stubjit_sharded_tests, keep their labels: a missing one
+# fails them as not run.)
 unbuilt=$(ctest --test-dir "$build" -N 2>/dev/null |
   sed -n 's/^ *Test *#[0-9]*: \(.*_NOT_BUILT\)$/\1/p' | grep -Ev '^stubjit_(cuda|hip|emulator)_' || true)
 if [ -n "$unbuilt" ]; then
