@@ -2,16 +2,11 @@
 # Builds the fuzz targets with clang-14's libFuzzer, AddressSanitizer and
 # UndefinedBehaviorSanitizer (tests/fuzz, a build of its own in build-fuzz/) and runs
 # each for a bounded time, starting from the committed seed corpus and regression
-# inputs, as many targets at a time as there are cores. CI runs it with --nice 10.
+# inputs, as many targets at a time as there are cores. CI runs it as it is.
 #
-#   scripts/fuzz.sh [--seconds N] [--nice N] [TARGET...]
-#     --seconds N   N seconds per target (default 60)
-#     --nice N      the targets run N, 0 to 19, above the caller's niceness (the build at
-#                   the caller's): CI runs them beside the fresh-root check, whose build
-#                   then gets the cores first; the targets run as long and execute fewer
-#                   inputs (an input still has 30 s of wall time before it counts as a
-#                   hang: at niceness 10 beside two busy compilers, about 3 s of CPU)
-#     TARGET        plan kernel_file cache_entry bundle_manifest (default: all)
+#   scripts/fuzz.sh [--seconds N] [TARGET...]    N seconds per target (default 60);
+#                                                targets: plan kernel_file cache_entry
+#                                                bundle_manifest
 #
 # New inputs the fuzzer finds go to a temporary folder, never into the repository. An
 # input that breaks a target is kept in out/fuzz/<target>/ and fails the run: fix the
@@ -21,14 +16,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=60
-niceness=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
     --seconds=*) seconds=${1#--seconds=}; shift ;;
-    --nice) niceness=${2-}; shift $(($# > 1 ? 2 : 1)) ;;
-    --nice=*) niceness=${1#--nice=}; shift ;;
     -h | --help) awk 'NR == 1 { next } !/^#/ { exit } { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     plan | kernel_file | cache_entry | bundle_manifest)
       [[ " ${targets[*]-} " == *" $1 "* ]] || targets+=("$1")
@@ -40,10 +32,6 @@ done
 # libFuzzer takes -max_total_time=0 for "no limit": only a positive number bounds it.
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "scripts/fuzz.sh: --seconds takes a positive whole number, not '$seconds'" >&2
-  exit 2
-fi
-if ! [[ "$niceness" =~ ^(1?[0-9])$ ]]; then
-  echo "scripts/fuzz.sh: --nice takes a whole number from 0 to 19, not '$niceness'" >&2
   exit 2
 fi
 [ ${#targets[@]} -gt 0 ] || targets=(plan kernel_file cache_entry bundle_manifest)
@@ -60,7 +48,7 @@ run_target() {
   new_inputs=$(mktemp -d)
   local seeds=(tests/fuzz/corpus/"$target")
   [ -d tests/fuzz/regressions/"$target" ] && seeds+=(tests/fuzz/regressions/"$target")
-  nice -n "$niceness" "build-fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
+  "build-fuzz/fuzz_$target" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "$new_inputs" "${seeds[@]}" \
     >"$artifacts/fuzz.log" 2>&1 || status=$?
   rm -rf "$new_inputs"
