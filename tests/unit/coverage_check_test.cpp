@@ -118,5 +118,13 @@ TEST(CoverageCheck, ReportsFieldsTooSmallForTheDomain) {
       << failures[0];
 }
 
+TEST(CoverageCheck, ReportsFieldsOfDifferentSizes) {
+  Fields fields = right_fields();
+  fields.written.pop_back();
+  const std::vector<std::string> failures = failures_for(fields);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("56 visit counts, 55 codes"), std::string::npos) << failures[0];
+}
+
 }  // namespace
 }  // namespace stubjit
