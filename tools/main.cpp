@@ -160,7 +160,7 @@ void add_dump_stub_command(CLI::App& app, const GlobalFlags& global, Action& act
       ->check(CLI::Range(-1, 7));
   command->add_flag("--scan-partials", flags->scan_partials,
                     "Scan kernels: the stub of the first stage (each part's combination), "
-                    "which a launch that splits a pencil runs first");
+                    "which a CPU launch that splits a pencil runs first (the cpp dialect only)");
   command->add_flag("--sort-merge", flags->sort_merge,
                     "Sort kernels: the stub of the merge passes rather than of the first stage "
                     "(each part evaluated and sorted)");

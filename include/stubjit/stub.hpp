@@ -56,8 +56,9 @@ struct StubOptions {
   // (C-order) domain, as LaunchOptions::reduce_dimension gives it: -1, the last (a
   // result of rank 0 takes the whole domain whatever this says).
   int reduce_dimension = -1;
-  // A scan kernel: the stub of its first stage (the partials), which a launch runs
-  // before the scan's own where it splits a pencil into parts.
+  // A scan kernel: the stub of its first stage (the partials), which a CPU launch runs
+  // before the scan's own where it splits a pencil into parts. The GPU dialects have
+  // none (their scans run in one pass): an Error there.
   bool scan_partials = false;
   // A sort kernel: the stub of its merge passes (sort_merge) rather than of its first
   // stage (sort_runs, each group's part evaluated and sorted).
@@ -85,7 +86,7 @@ struct StubSource {
 // outside the domain, a result whose rank does not fit it, a binding other than
 // broadcast for a result or projection for a scan, a tile, rows, a view stride or dense,
 // a GPU dialect without a warp size; a dimension or the partials stage for a kernel
-// without a combining parameter).
+// without a combining parameter; the partials stage for a GPU dialect).
 STUBJIT_API StubSource generate_stub_source(const KernelSource& kernel, const StubOptions& options);
 
 // A dialect the stub writer can write. A GPU dialect's stubs declare their launch

@@ -23,10 +23,11 @@ namespace stubjit {
 struct ReduceParams {
   u64 parts;        // groups per segment
   u64 part_length;  // values per group
-  u64 partials;     // parts * segments values (parts > 1)
-  u64 arrivals;     // one u32 per segment, 0 before and after a launch (parts > 1)
+  u64 partials;     // parts * segments values (parts > 1); a one-pass GPU scan: two per group
+  u64 arrivals;     // one u32 per segment, 0 before and after a launch (parts > 1); a
+                    // one-pass GPU scan: its ticket counter (0 before it), then a flag per group
   u32 assign;       // 1: write the reduction over the result's value; 0: combine
-  u32 unused;       // 0
+  u32 epoch;        // a one-pass GPU scan: the launch's mark in its flags (else 0)
 };
 
 static_assert(sizeof(ReduceParams) == 40, "ReduceParams layout changed: update the host side");
@@ -199,6 +200,140 @@ __device__ __forceinline__ void warps_scan(T of_warp, T* scratch, u32 lane, u32 
   before = scratch[warp];
   total = scratch[warps];
   STUBJIT_GROUP_BARRIER();  // scratch may be used again
+}
+
+// --- One-pass scans: each part's prefix from the parts before it -----------------------
+//
+// A GPU scan launch that splits a segment into parts runs them in one pass (a decoupled
+// look-back): each group takes the next part in the order groups start (a ticket, so
+// that it waits only on groups that have started, which therefore run), scans its
+// part, publishes the part's combination (its aggregate), finds the combination of
+// the parts before it (its exclusive prefix) from their published values, publishes
+// its own inclusive prefix, and writes its elements. Every value it waits on is
+// published by a group that never waits on a later one.
+//
+// The order of combination is fixed: the exclusive prefix of part p is
+// ((identity + a0) + a1) + ... + a(p-1), combined left to right (ai: part i's
+// aggregate), and each inclusive prefix is made the same way (its exclusive prefix,
+// then its aggregate). A look-back starts from the inclusive prefix of the nearest
+// earlier part that published one (the identity at the segment's start) and combines
+// the aggregates after it in part order: the same bits whichever part that was, so the
+// result does not depend on the order in which parts finish.
+//
+// The launch's flags: one u32 per group, (epoch << 2) | state, written after the value
+// it announces (a fence between). A flag of another epoch (an earlier launch's, or
+// memory never written) reads as not yet published, so a launch need not clear them.
+
+inline constexpr u32 scan_published_aggregate = 1;
+inline constexpr u32 scan_published_prefix = 2;
+
+// Whether a part publishes its inclusive prefix for the parts after it: on a GPU
+// always. The host emulator (tests/emulator/gpu_shim.h) withholds some, so that its
+// look-backs combine many aggregates: its groups run one at a time, and would
+// otherwise always find the prefix of the part just before.
+#ifndef STUBJIT_SCAN_PUBLISHES_PREFIX
+#define STUBJIT_SCAN_PUBLISHES_PREFIX(part) true
+#endif
+
+// The group's part: the launch's next ticket (`status`: the ticket counter).
+__device__ __forceinline__ u64 scan_ticket(u32* status) { return atomicAdd(status, 1u); }
+
+// Publishes `value` for `group` (values: two per group, the aggregate then the
+// inclusive prefix) with the flag `state` of this launch's `epoch`.
+template <class T>
+__device__ __forceinline__ void scan_publish(T* values, u32* flags, u64 group, u32 state,
+                                             u32 epoch, T value) {
+  values[2 * group + (state == scan_published_prefix ? 1 : 0)] = value;
+  __threadfence();  // the value before the flag, device-wide
+  *reinterpret_cast<volatile u32*>(flags + group) = (epoch << 2) | state;
+}
+
+// What `group` has published in this launch's `epoch`, once it has published anything:
+// its aggregate, or its inclusive prefix too. A value read after it is the one it
+// announced.
+__device__ __forceinline__ u32 scan_wait_published(const u32* flags, u64 group, u32 epoch) {
+  const volatile u32* flag = flags + group;
+  u32 seen = *flag;
+  while ((seen >> 2) != epoch) seen = *flag;
+  __threadfence();  // the flag before the value
+  return seen & 3u;
+}
+
+struct ScanLarger {
+  __device__ __forceinline__ u32 operator()(u32 a, u32 b) const { return a < b ? b : a; }
+};
+
+// The exclusive prefix of part `part` of the segment whose part 0 is group `first`
+// (the order above), to every lane of the calling warp; `lanes`: the lanes it has, all
+// of which call it. It walks back a window of `lanes` parts at a time (lane l the l-th
+// nearest) until one has published its inclusive prefix or the segment starts, then
+// combines the aggregates after that part a window at a time, in part order.
+template <class T, class Combine>
+__device__ __forceinline__ T scan_look_back(const T* values, const u32* flags, u64 first,
+                                            u64 part, u32 epoch, u32 lane, u32 lanes, u32 width,
+                                            T identity, Combine combine) {
+  T prefix = identity;
+  u64 from = 0;  // the first part whose aggregate is combined
+  for (u64 end = part; end > 0;) {
+    const u64 window = end < lanes ? end : lanes;
+    u32 nearest = 0;  // lanes - l for a lane l whose part published its prefix
+    T mine = identity;
+    if (lane < window) {
+      const u64 group = first + end - 1 - lane;
+      if (scan_wait_published(flags, group, epoch) == scan_published_prefix) {
+        nearest = lanes - lane;
+        mine = reduce_load(values + 2 * group + 1);
+      }
+    }
+    nearest = warp_broadcast(warp_reduce(nearest, lane, lanes, lanes, width, ScanLarger()), 0u,
+                             lanes);
+    if (nearest != 0) {
+      const u32 l = lanes - nearest;
+      prefix = warp_broadcast(mine, l, lanes);
+      from = end - l;
+      break;
+    }
+    end -= window;
+  }
+  for (u64 start = from; start < part; start += lanes) {
+    const u64 count = part - start < lanes ? part - start : lanes;
+    T aggregate = identity;
+    if (lane < count) {
+      const u64 group = first + start + lane;
+      scan_wait_published(flags, group, epoch);
+      aggregate = reduce_load(values + 2 * group);
+    }
+    for (u32 k = 0; k < u32(count); ++k) prefix = combine(prefix, warp_broadcast(aggregate, k, lanes));
+  }
+  return prefix;
+}
+
+// A one-pass scan's part (`part` of the segment whose part 0 is group `first`), whose
+// values combine to `total`: publishes the aggregate, looks back (the group's first
+// warp), publishes the inclusive prefix, and returns the exclusive prefix to every
+// thread of the group (through `scratch`, group memory for one T). Every thread of the
+// group calls it.
+template <class T, class Combine>
+__device__ __forceinline__ T scan_part_prefix(T* values, u32* flags, u64 first, u64 part,
+                                              u32 epoch, T total, T* scratch, u32 rank,
+                                              u32 threads, u32 width, T identity,
+                                              Combine combine) {
+  if (rank < width) {
+    const u32 lanes = threads < width ? threads : width;
+    if (rank == 0) scan_publish(values, flags, first + part, scan_published_aggregate, epoch, total);
+    const T before =
+        scan_look_back(values, flags, first, part, epoch, rank, lanes, width, identity, combine);
+    if (rank == 0) {
+      if (STUBJIT_SCAN_PUBLISHES_PREFIX(part))
+        scan_publish(values, flags, first + part, scan_published_prefix, epoch,
+                     combine(before, total));
+      *scratch = before;
+    }
+  }
+  STUBJIT_GROUP_BARRIER();
+  const T before = *scratch;
+  STUBJIT_GROUP_BARRIER();  // scratch may be used again
+  return before;
 }
 
 #else

@@ -52,8 +52,9 @@ class GpuDialect final : public DialectEmitter {
     const std::string I = context.index_type();
     const std::uint32_t bound = context.request().max_threads_per_group;
     const std::string bounds = bound ? "__launch_bounds__(STUBJIT_MAX_GROUP_THREADS) " : "";
-    if (context.request().pattern == Pattern::reduce ||
-        context.request().pattern == Pattern::scan_partials) {
+    if (context.request().pattern == Pattern::scan_partials)
+      throw Error("a GPU scan runs in one pass: it has no partials stage");
+    if (context.request().pattern == Pattern::reduce) {
       emit_gpu_reduce_entry(context, bounds);
       return;
     }

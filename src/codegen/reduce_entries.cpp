@@ -192,11 +192,11 @@ void emit_length(const StubContext& context, int indent) {
   context.out().line(indent, "const stubjit::u64 stubjit_length = " + length + ";");
 }
 
-void emit_part(const StubContext& context, int indent) {
+void emit_part(const StubContext& context, int indent, const std::string& group) {
   SourceWriter& out = context.out();
-  out.line(indent, "const stubjit::u64 stubjit_segment = stubjit_gid / stubjit_rp.parts;");
+  out.line(indent, "const stubjit::u64 stubjit_segment = " + group + " / stubjit_rp.parts;");
   out.line(indent,
-           "const stubjit::u64 stubjit_part = stubjit_gid - stubjit_segment * stubjit_rp.parts;");
+           "const stubjit::u64 stubjit_part = " + group + " - stubjit_segment * stubjit_rp.parts;");
   out.line(indent, "const stubjit::u64 stubjit_lo = stubjit_part * stubjit_rp.part_length;");
   out.line(indent,
            "const stubjit::u64 stubjit_hi = stubjit::min_of<stubjit::u64>(stubjit_lo + "
@@ -573,17 +573,11 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
   out.line(1,
            "stubjit_reduce::value_t* const stubjit_partials = "
            "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_rp.partials);");
-  // A scan's first stage stores its part's value and never waits for the last group:
-  // no last-arrival flag (its slot stays, so that the layout is every stage's).
-  const bool flag = context.request().pattern != Pattern::scan_partials;
-  out.line(1, flag ? "// Group memory: the last-arrival flag, then one value per warp."
-                   : "// Group memory: 16 bytes unused, then one value per warp.");
+  out.line(1, "// Group memory: the last-arrival flag, then one value per warp.");
   out.line(1, "STUBJIT_GROUP_MEMORY(stubjit_group_memory);");
-  if (flag) {
-    out.line(1,
-             "stubjit::u32* const stubjit_last = "
-             "reinterpret_cast<stubjit::u32*>(stubjit_group_memory);");
-  }
+  out.line(1,
+           "stubjit::u32* const stubjit_last = "
+           "reinterpret_cast<stubjit::u32*>(stubjit_group_memory);");
   out.line(1,
            "stubjit_reduce::value_t* const stubjit_scratch = "
            "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_group_memory + 16);");
@@ -612,12 +606,6 @@ void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds
   out.line(1,
            "stubjit_value = stubjit::group_reduce(stubjit_value, stubjit_scratch, stubjit_rank, "
            "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::combiner());");
-  if (context.request().pattern == Pattern::scan_partials) {
-    // A scan's first stage: the part's combination, for the groups after it.
-    out.line(1, "if (stubjit_rank == 0) stubjit_partials[stubjit_gid] = stubjit_value;");
-    out.line(0, "}");
-    return;
-  }
   emit_result_pointer(context, 1, result);
   out.line(1, "if (stubjit_rp.parts == 1) {");
   out.line(2, "// An empty segment leaves a combined result as it was.");

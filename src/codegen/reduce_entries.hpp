@@ -19,8 +19,8 @@ void emit_reduce_functions(const StubContext& context, const DialectEmitter& dia
 void emit_gpu_reduce_entry(const StubContext& context, const std::string& bounds);
 // The C++ entry (the CPU backend's calling convention: a run of group numbers).
 void emit_cpp_reduce_entry(const StubContext& context);
-// A scan's second stage (Pattern::scan: scan_entries.cpp); its first
-// (Pattern::scan_partials) is a reduce entry's.
+// A scan (Pattern::scan: scan_entries.cpp): on the CPU its second stage, whose first
+// (Pattern::scan_partials) is a reduce entry's; on a GPU its only one.
 void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds);
 void emit_cpp_scan_entry(const StubContext& context);
 // A sort's stages (Pattern::sort_runs and sort_merge: sort_entries.cpp), and what they

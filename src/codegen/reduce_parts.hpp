@@ -23,8 +23,9 @@ const Param& result_of(const StubContext& context);
 void emit_cpp_group_loop(const StubContext& context);
 // const u64 stubjit_length: the values a segment combines.
 void emit_length(const StubContext& context, int indent);
-// The group's segment and part, and the positions [stubjit_lo, stubjit_hi) of its part.
-void emit_part(const StubContext& context, int indent);
+// The group's segment and part, and the positions [stubjit_lo, stubjit_hi) of its part,
+// from the group's number `group` (a u64 local).
+void emit_part(const StubContext& context, int indent, const std::string& group = "stubjit_gid");
 // Along a dimension: the kept dimensions' positions stubjit_q<e> from the segment's
 // number (row-major over them), once per group.
 void emit_kept_positions(const StubContext& context, int indent);

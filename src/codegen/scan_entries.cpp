@@ -1,14 +1,16 @@
-// The entries of a scan's second stage (Pattern::scan), for both emitter families
-// (the first, Pattern::scan_partials, is a reduce entry that leaves each group's value
-// in the partials: reduce_entries.cpp).
+// The entries of a scan: on the CPU its second stage (Pattern::scan; the first,
+// Pattern::scan_partials, is a reduce entry that leaves each group's value in the
+// partials: reduce_entries.cpp), on a GPU its only one.
 //
 // A segment is one pencil along the dimension scanned; a launch splits it into parts,
-// one group each (plan/reduce_plan.cpp). A group starts from the combination of the
-// partials of the parts before its own, in part order, then walks its part in order,
+// one group each (plan/reduce_plan.cpp), and each group walks its part in order,
 // writing each element's prefix to the scan's field: on the CPU one element at a time,
 // on a GPU a tile at a time, each warp a chunk of it read a row of consecutive elements
 // at a time across its lanes, the rows scanned by shuffles and the warps' chunks by the
-// group (reduce.h, warp_scan and warps_scan). The body's
+// group (reduce.h, warp_scan and warps_scan). A group starts from the combination of
+// the parts before its own: on the CPU the partials of the first stage, combined in
+// part order; on a GPU, where a split segment's parts are one tile each, the prefix
+// its look-back finds (reduce.h, scan_part_prefix), in the same order. The body's
 // value is the field's element until the body sets it, and is read before the element
 // is written, so that a scan in place reads every element before it writes it.
 #include <string>
@@ -16,6 +18,7 @@
 #include "codegen/reduce_entries.hpp"
 #include "codegen/reduce_parts.hpp"
 #include "codegen/stub_request.hpp"
+#include "plan/reduce_plan.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -26,8 +29,8 @@ constexpr int cpu_scan_block = 1024;
 
 // Rows of a warp's chunk of a tile (values each GPU thread takes of it): the group
 // combines its warps' chunks once per tile, so that its barriers are paid once per this
-// many values.
-constexpr int gpu_scan_items = 8;
+// many values. The plan's: a split segment's parts are one tile each.
+constexpr int gpu_scan_items = static_cast<int>(device_scan_thread_values);
 
 bool exclusive(const StubContext& context) {
   return result_of(context).scan == ScanKind::exclusive;
@@ -100,31 +103,38 @@ void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds) 
   emit_gpu_entry_head(context, bounds);
   out.line(1, "const stubjit::ReduceParams& stubjit_rp = stubjit_args.stubjit_reduce;");
   out.line(1,
-           "const stubjit_reduce::value_t* const stubjit_partials = "
-           "reinterpret_cast<const stubjit_reduce::value_t*>(stubjit_rp.partials);");
-  out.line(1, "// Group memory: 16 bytes unused (a reduce stub's flag), then one value per warp");
-  out.line(1, "// and one more.");
+           "// A split segment: parts of one tile each, in one pass (reduce.h, scan_part_prefix):");
+  out.line(1, "// two values per group, a ticket counter, then a flag per group.");
+  out.line(1, "const bool stubjit_chained = stubjit_rp.parts > 1;");
+  out.line(1,
+           "stubjit_reduce::value_t* const stubjit_chain = "
+           "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_rp.partials);");
+  out.line(1,
+           "stubjit::u32* const stubjit_status = "
+           "reinterpret_cast<stubjit::u32*>(stubjit_rp.arrivals);");
+  out.line(1, "// Group memory: 16 bytes for the group's ticket, then one value per warp and one");
+  out.line(1, "// more.");
   out.line(1, "STUBJIT_GROUP_MEMORY(stubjit_group_memory);");
   out.line(1,
            "stubjit_reduce::value_t* const stubjit_scratch = "
            "reinterpret_cast<stubjit_reduce::value_t*>(stubjit_group_memory + 16);");
+  out.line(1, "stubjit::u64 stubjit_group = stubjit_gid;");
+  out.line(1, "if (stubjit_chained) {");
+  out.line(2, "// Parts in the order groups start: a group waits only on groups that started.");
+  out.line(2,
+           "stubjit::u64* const stubjit_ticket = "
+           "reinterpret_cast<stubjit::u64*>(stubjit_group_memory);");
+  out.line(2, "if (stubjit_rank == 0) *stubjit_ticket = stubjit::scan_ticket(stubjit_status);");
+  out.line(2, "STUBJIT_GROUP_BARRIER();");
+  out.line(2, "stubjit_group = *stubjit_ticket;");
+  out.line(1, "}");
   emit_length(context, 1);
-  emit_part(context, 1);
+  emit_part(context, 1, "stubjit_group");
   emit_kept_positions(context, 1);
   emit_element(
       context, 1, [&](int indent) { emit_along_positions(context, indent); }, "stubjit_element", -1,
       true);
-  out.line(1, "// The parts before this one: each thread a fixed stride of them, then the tree.");
   out.line(1, "stubjit_reduce::value_t stubjit_carry = stubjit_reduce::identity();");
-  out.line(1,
-           "for (stubjit::u64 stubjit_p = stubjit_rank; stubjit_p < stubjit_part; stubjit_p += "
-           "stubjit_threads)");
-  out.line(2,
-           "stubjit_carry = stubjit_reduce::combine(stubjit_carry, "
-           "stubjit_partials[stubjit_segment * stubjit_rp.parts + stubjit_p]);");
-  out.line(1,
-           "stubjit_carry = stubjit::group_reduce(stubjit_carry, stubjit_scratch, stubjit_rank, "
-           "stubjit_threads, STUBJIT_WARP_SIZE, stubjit_reduce::combiner());");
   // The part a tile at a time (the same tiles for every thread): each warp a chunk of
   // scan_items rows of consecutive values, one per lane, so that a warp's loads and
   // stores are side by side. Every value of a thread is read (and the body run) first,
@@ -186,6 +196,13 @@ void emit_gpu_scan_entry(const StubContext& context, const std::string& bounds) 
            "stubjit::warps_scan(stubjit_rows, stubjit_scratch, stubjit_lane, stubjit_warp, "
            "stubjit_warps, stubjit_reduce::identity(), stubjit_reduce::combiner(), "
            "stubjit_before, stubjit_total);");
+  // A chained part is one tile: its carry is what the parts before it combine to.
+  out.line(2, "if (stubjit_chained)");
+  out.line(3,
+           "stubjit_carry = stubjit::scan_part_prefix(stubjit_chain, stubjit_status + 1, "
+           "stubjit_segment * stubjit_rp.parts, stubjit_part, stubjit_rp.epoch, stubjit_total, "
+           "stubjit_scratch, stubjit_rank, stubjit_threads, STUBJIT_WARP_SIZE, "
+           "stubjit_reduce::identity(), stubjit_reduce::combiner());");
   // Written combined with the carry of everything before the tile (as on the CPU,
   // rounding stays local).
   out.line(2, "for (int stubjit_j = 0; stubjit_j < " + items + "; ++stubjit_j) {");

@@ -107,8 +107,9 @@ std::string entry_name(const StubRequest& request);
 // rank 3 or more runs blocks of planes per call of its run function, its rows rolled,
 // and a CPU stub's general copy of its loops, where views have run-time strides, keeps
 // its loop over a run rolled; 17: a CPU reduce or scan-partials stub keeps its loops over
-// the lanes out of the loop vectorizer).
-inline constexpr int generator_version = 17;
+// the lanes out of the loop vectorizer; 18: a GPU scan that splits a segment scans it in
+// one pass, each part's prefix by a look-back).
+inline constexpr int generator_version = 18;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

@@ -74,6 +74,10 @@ void check_pattern_options(const KernelSource& kernel, const StubOptions& option
     throw Error("kernel '" + kernel.name + "' is a " + what + " kernel: it has no partials stage");
   if (options.sort_merge && !result->is_sort())
     throw Error("kernel '" + kernel.name + "' is a " + what + " kernel: it has no merge stage");
+  if (options.scan_partials && dialect.takes_group_constants())
+    throw Error("a scan of the " + std::string(dialect.name()) +
+                " dialect runs in one pass: it has no partials stage (kernel '" + kernel.name +
+                "')");
   if (options.tile.rank > 0 || options.rows != 0 || options.dense || options.view_stride != 1)
     throw Error("tiles, rows, view strides and the dense variant are not for " + what +
                 " stubs (kernel '" + kernel.name + "')");

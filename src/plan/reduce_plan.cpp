@@ -29,6 +29,14 @@ ReduceLayout reduce_layout(u64 segments, u64 length, std::uint32_t group_threads
   return layout;
 }
 
+ReduceLayout scan_layout(u64 segments, u64 length, std::uint32_t group_threads) {
+  ReduceLayout layout = reduce_layout(segments, length, group_threads);
+  if (group_threads == 0 || layout.parts == 1) return layout;
+  layout.part_length = u64(group_threads) * device_scan_thread_values;
+  layout.parts = div_ceil(length, layout.part_length);
+  return layout;
+}
+
 ReduceLayout sort_layout(u64 segments, u64 length, std::uint32_t group_threads) {
   if (group_threads == 0) return reduce_layout(segments, length, 0);
   ReduceLayout layout;

@@ -31,6 +31,15 @@ inline constexpr std::uint64_t max_parts = 1024;
 ReduceLayout reduce_layout(std::uint64_t segments, std::uint64_t length,
                            std::uint32_t group_threads);
 
+// Values each GPU thread of a scan takes of a tile (codegen/scan_entries.cpp).
+inline constexpr std::uint64_t device_scan_thread_values = 8;
+
+// A scan's layout: a reduction's, except on a GPU where that splits a segment: parts of
+// one tile each (the group's threads times device_scan_thread_values), as many as a
+// segment needs (no most), which one pass scans (kernels/stubjit/reduce.h,
+// scan_part_prefix).
+ReduceLayout scan_layout(std::uint64_t segments, std::uint64_t length, std::uint32_t group_threads);
+
 // Elements each GPU thread of a sort's first stage sorts on its own before its group
 // merges the threads' runs (kernels/stubjit/sort.h).
 inline constexpr std::uint64_t device_sort_thread_run = 8;

@@ -11,6 +11,7 @@
 #include "runtime/kernel_stubs.hpp"
 #include "runtime/reduce_scratch.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/scan_status.hpp"
 
 namespace stubjit::detail {
 
@@ -47,6 +48,8 @@ class KernelState {
   KernelStubs stubs;
   // Reduce kernels: the partials and counters of launches that split segments.
   ReduceScratch reduce_scratch;
+  // Scan kernels: the ticket counter and flags of one-pass GPU launches.
+  ScanStatus scan_status;
   // Specialize::background. Last: destroyed first, so that the compile under way
   // finishes while everything it uses is still here.
   BackgroundCompiles background;

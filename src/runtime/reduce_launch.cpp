@@ -135,8 +135,9 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
   const u64 segments = out.layout.segments;
   const u64 length = out.layout.length;
   const std::uint32_t device_threads = out.device_threads ? threads : 0;
-  out.layout = out.sort ? sort_layout(segments, length, device_threads)
-                        : reduce_layout(segments, length, device_threads);
+  out.layout = out.sort   ? sort_layout(segments, length, device_threads)
+               : out.scan ? scan_layout(segments, length, device_threads)
+                          : reduce_layout(segments, length, device_threads);
   Extent3 shape{runtime.limits.max_threads_per_block, 1, 1};  // the CPU: group_launch.cpp
   out.shared_bytes = 0;
   if (out.device_threads) shape = {threads, 1, 1};
@@ -159,6 +160,14 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
                           " (ask for a smaller LaunchOptions::group_size)");
     }
     out.shared_bytes = static_cast<std::uint32_t>(bytes);
+  }
+  // A one-pass GPU scan numbers its groups with a u32 ticket (reduce.h, scan_ticket).
+  if (out.scan && out.device_threads && out.layout.parts > 1 &&
+      out.layout.groups() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw PlanError("scan_groups", std::numeric_limits<std::uint32_t>::max(),
+                    "a scan launch of " + kernel_name(kernel) + " needs " +
+                        std::to_string(out.layout.groups()) +
+                        " groups; a GPU scan numbers its groups in 32 bits");
   }
   // A scan or sort of empty pencils writes nothing: no group to run (an empty
   // reduction still writes its identity).

@@ -11,9 +11,9 @@ namespace {
 using u64 = std::uint64_t;
 
 // The stubs of a scan launch's stages, found (compiled, loaded or from the caches)
-// and the plan fitted to their registers. The partials stage only where a segment has
-// several parts: fitting to a stub can only lower the threads and so only add parts,
-// never take the need for it away.
+// and the plan fitted to their registers. The partials stage only on a host, where a
+// segment has several parts (a GPU scans them in one pass): fitting to a stub can only
+// lower the threads and so only add parts, never take the need for it away.
 struct ScanStubs {
   const LoadedStub* partials = nullptr;
   const LoadedStub* scan = nullptr;
@@ -27,7 +27,7 @@ ScanStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLa
   ScanStubs stubs;
   stubs.scan = &find_stage_stub(kernel, planned.variant, launching, summary, stubs.hold_scan);
   if (fit) fit_to_module(kernel, *stubs.scan->module, options, planned);
-  if (planned.layout.parts > 1) {
+  if (planned.layout.parts > 1 && !planned.device_threads) {
     StubVariant first = planned.variant;
     first.pattern = Pattern::scan_partials;
     stubs.partials = &find_stage_stub(kernel, first, launching, summary, stubs.hold_partials);
@@ -55,6 +55,20 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
   ReduceParams params{layout.parts, layout.part_length, 0, 0, 1u, 0};
   if (layout.parts == 1) {
     issue_stage(kernel, *stubs.scan, planned, &params, sizeof(params), false, stream);
+  } else if (planned.device_threads) {
+    // One pass (reduce.h, scan_part_prefix): two values per group, and the ticket and
+    // flags, cleared as they must be before the stage runs (scan_status.hpp). The plan
+    // has fewer groups than a u32 counts (plan_groups).
+    const u64 value_bytes = 2 * layout.groups() * planned.value_bytes;
+    const ReduceScratch::Lease values =
+        kernel.reduce_scratch.acquire(device, static_cast<std::size_t>(value_bytes), 0);
+    const ScanStatus::Lease status = kernel.scan_status.acquire(device, layout.groups(), stream);
+    params.partials = reinterpret_cast<u64>(values.data());
+    params.arrivals = reinterpret_cast<u64>(status.data());
+    params.epoch = status.epoch();
+    issue_stage(kernel, *stubs.scan, planned, &params, sizeof(params), true, stream);
+    // The values and flags are the next launch's (or freed): wait for this one first.
+    stream->synchronize();
   } else {
     // The partials of every group, written by the first stage and read by the second
     // (the stream runs them in order); no arrival counters.

@@ -9,10 +9,11 @@ namespace stubjit::detail {
 // with LaunchOptions::tile; a group of threads per tile). group: once per group, one
 // group per index of the domain (a kernel with a group parameter). reduce: once per
 // index, the values its body yields combined (a kernel with a result parameter,
-// docs/patterns.md). A scan (a kernel with a scan parameter) runs in two stages:
-// scan_partials, each group's part reduced to a partial (only where a segment has
-// several parts), then scan, each group's prefix from the partials before it and its
-// part scanned. A sort (a kernel with a sort parameter) runs sort_runs, each group's
+// docs/patterns.md). A scan (a kernel with a scan parameter) runs in two stages on
+// the CPU: scan_partials, each group's part reduced to a partial (only where a segment
+// has several parts), then scan, each group's prefix from the partials before it and
+// its part scanned; on a GPU in one, scan, each group's prefix from the parts before it
+// as they publish theirs. A sort (a kernel with a sort parameter) runs sort_runs, each group's
 // part of a pencil evaluated and sorted into a run, then sort_merge passes, each
 // merging pairs of runs, the last into the fields (docs/patterns.md).
 enum class Pattern : std::uint8_t {

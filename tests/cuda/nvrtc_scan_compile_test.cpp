@@ -1,12 +1,13 @@
-// CPU-only: the scan stubs (cuda/scan_stub_cases.hpp: the scan stage of every combiner
-// over every element type that takes it, inclusive and exclusive; both stages of each
-// dimension of rank-2 and rank-3 domains, an in-place scan, an index token with a mask,
+// CPU-only: the scan stubs (cuda/scan_stub_cases.hpp: the scan of every combiner over
+// every element type that takes it, inclusive and exclusive; each dimension of rank-2
+// and rank-3 domains, an in-place scan, an index token with a mask,
 // projected and broadcast fields with a scalar, a custom combiner, a specialized
 // scalar) compile with NVRTC for sm_90 in both index widths (64-bit ones with one
 // combiner per element type) into a CUBIN that defines the stage's entry; the scan stage's PTX
 // holds the shuffles up the warp, the group barriers and the dynamic group memory of its block
-// scan. Needs libnvrtc only (no driver, no GPU); skips with the reason when NVRTC is absent, fails
-// when the build found it (nvrtc_for_tests.hpp).
+// scan, and the ticket, fences and flags of its look-back; the partials stage of the CPU is
+// refused. Needs libnvrtc only (no driver, no GPU); skips with the reason when NVRTC is absent,
+// fails when the build found it (nvrtc_for_tests.hpp).
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -67,9 +68,8 @@ TEST_P(NvrtcScanStubs, EveryStageCompilesToACubinDefiningItsEntry) {
       ++compiled;
     }
   }
-  // The matrix's scan stages, the shapes' two.
-  EXPECT_EQ(compiled,
-            (whole_matrix ? 60u : test::reduce::reduce_element_types().size()) + 2u * 10u);
+  // The matrix's scan stubs, and the shapes'.
+  EXPECT_EQ(compiled, (whole_matrix ? 60u : test::reduce::reduce_element_types().size()) + 10u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sm90, NvrtcScanStubs, ::testing::Values(32, 64),
@@ -77,42 +77,49 @@ INSTANTIATE_TEST_SUITE_P(Sm90, NvrtcScanStubs, ::testing::Values(32, 64),
                            return "i" + std::to_string(info.param);
                          });
 
-// The scan stage's block scan, in the PTX: shuffles up the warp (shfl.sync.up.b32), the
+// The scan's block scan, in the PTX: shuffles up the warp (shfl.sync.up.b32), the
 // barriers between its warps (bar.sync or barrier.sync), its scratch as the dynamic
-// group memory; the partials stage's tree shuffles down.
-TEST(NvrtcScanCompile, PtxHoldsTheShufflesBarriersAndGroupMemoryOfEachStage) {
+// group memory; its look-back (reduce.h, scan_part_prefix): the ticket's atomic add,
+// the fences between a value and its flag (membar.gl or fence.sc.gpu), the flags'
+// volatile loads and stores. The partials stage, a CPU scan's first, is refused.
+TEST(NvrtcScanCompile, PtxHoldsTheBlockScanAndTheLookBack) {
   REQUIRE_NVRTC();
   const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
                                CudaTarget{parse_cuda_arch("sm_90"), true});
   for (const ScanStubCase& c : test::scan::scan_stub_cases()) {
     if (c.matrix) continue;
-    for (const Pattern stage : test::scan::stages_of(c)) {
-      SCOPED_TRACE(c.name + " " + name_of(stage));
-      const GeneratedStub stub = generate_stub(test::scan::scan_request(c, stage, "cuda", 64, 32));
-      std::string ptx;
-      try {
-        const Binary binary =
-            compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
-        ptx.assign(binary.bytes.begin(), binary.bytes.end());
-      } catch (const CompileError& error) {
-        ADD_FAILURE() << error.log();
-        continue;
-      }
-      EXPECT_NE(ptx.find(".entry " + stub.entry + "("), std::string::npos) << ptx;
-      const bool barrier = ptx.find("bar.sync") != std::string::npos ||
-                           ptx.find("barrier.sync") != std::string::npos;
-      EXPECT_TRUE(barrier) << ptx;
-      EXPECT_NE(ptx.find(".extern .shared .align 16 .b8 stubjit_group_memory[]"), std::string::npos)
-          << ptx;
-      EXPECT_NE(ptx.find(stage == Pattern::scan ? "shfl.sync.up.b32" : "shfl.sync.down.b32"),
-                std::string::npos)
-          << ptx;
+    SCOPED_TRACE(c.name);
+    const GeneratedStub stub =
+        generate_stub(test::scan::scan_request(c, Pattern::scan, "cuda", 64, 32));
+    std::string ptx;
+    try {
+      const Binary binary =
+          compiler.compile({stub.source, stub.file_name, stub.entry, c.kernel.name, {}});
+      ptx.assign(binary.bytes.begin(), binary.bytes.end());
+    } catch (const CompileError& error) {
+      ADD_FAILURE() << error.log();
+      continue;
     }
+    EXPECT_NE(ptx.find(".entry " + stub.entry + "("), std::string::npos) << ptx;
+    const bool barrier =
+        ptx.find("bar.sync") != std::string::npos || ptx.find("barrier.sync") != std::string::npos;
+    EXPECT_TRUE(barrier) << ptx;
+    EXPECT_NE(ptx.find(".extern .shared .align 16 .b8 stubjit_group_memory[]"), std::string::npos)
+        << ptx;
+    EXPECT_NE(ptx.find("shfl.sync.up.b32"), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find("atom.global.add.u32"), std::string::npos) << ptx;
+    const bool fence =
+        ptx.find("membar.gl") != std::string::npos || ptx.find("fence.sc.gpu") != std::string::npos;
+    EXPECT_TRUE(fence) << ptx;
+    EXPECT_NE(ptx.find("ld.volatile.global.u32"), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find("st.volatile.global.u32"), std::string::npos) << ptx;
+    EXPECT_THROW(generate_stub(test::scan::scan_request(c, Pattern::scan_partials, "cuda", 64, 32)),
+                 Error);
   }
 }
 
-// An error in a custom combiner of a scan is reported at its own line in both stages.
-TEST(NvrtcScanCompile, ACombinerErrorIsReportedAtItsLineInBothStages) {
+// An error in a custom combiner of a scan is reported at its own line.
+TEST(NvrtcScanCompile, ACombinerErrorIsReportedAtItsLine) {
   REQUIRE_NVRTC();
   const NvrtcCompiler compiler(test::nvrtc_for_tests().library,
                                CudaTarget{parse_cuda_arch("sm_90"), false});

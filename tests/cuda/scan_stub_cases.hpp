@@ -1,7 +1,7 @@
 // The scan stubs the NVRTC and hipRTC compile tests build (nvrtc_scan_compile_test.cpp,
 // hip/scan_compile_test.cpp): the scan stage of every combiner over every element type
-// that takes it (a rank-1 pencil: `y = x`, inclusive and exclusive in turn), and both
-// stages of the shapes: each dimension of rank-2 and rank-3 domains, an in-place scan
+// that takes it (a rank-1 pencil: `y = x`, inclusive and exclusive in turn), and that
+// of the shapes: each dimension of rank-2 and rank-3 domains, an in-place scan
 // (an empty body), an index token with a mask, a projected field with a broadcast one
 // and a scalar, a custom combiner and a specialized scalar; each with the bindings a
 // launch gives it.
@@ -117,10 +117,10 @@ inline detail::StubRequest scan_request(const ScanStubCase& c, detail::Pattern s
   return reduce::stage_request(c, stage, emitter, index_bits, warp_size);
 }
 
-// The stages a case compiles: a matrix case its scan stage, a shape case both.
-inline std::vector<detail::Pattern> stages_of(const ScanStubCase& c) {
-  if (c.matrix) return {detail::Pattern::scan};
-  return {detail::Pattern::scan_partials, detail::Pattern::scan};
+// The stages a case compiles on a GPU: its one (a GPU scan runs in one pass, with no
+// partials stage).
+inline std::vector<detail::Pattern> stages_of(const ScanStubCase&) {
+  return {detail::Pattern::scan};
 }
 
 }  // namespace stubjit::test::scan

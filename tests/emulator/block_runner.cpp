@@ -207,6 +207,7 @@ Context context_for(const BlockLaunch& launch, unsigned linear, unsigned threads
   context.block_dim = dim;
   context.grid_dim = launch.grid_dim;
   context.warp_size = launch.warp_size;
+  context.scan_prefix_period = launch.scan_prefix_period;
   context.lane = linear % launch.warp_size;
   context.linear = linear;
   const unsigned first = linear / launch.warp_size * launch.warp_size;

@@ -18,6 +18,7 @@ struct BlockLaunch {
   stubjit_emulator::Dim3 block_dim;  // threads per block
   stubjit_emulator::Dim3 grid_dim;
   unsigned warp_size;
+  unsigned scan_prefix_period;  // Context::scan_prefix_period
   bool cooperative;
 };
 

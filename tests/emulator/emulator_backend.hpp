@@ -12,6 +12,7 @@
 // What it cannot see: docs/testing.md ("The GPU emulator").
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,6 +51,22 @@ std::unique_ptr<detail::Device> make_device(const Config& config);
 // process, oldest first ("stubjit stub for kernel 'saxpy': dialect cuda, mode spread,
 // rank 4, index i32"): what tests check the dialect and index width by.
 std::vector<std::string> compiled_stubs();
+
+// Which parts of a segment publish their inclusive prefix in the emulated one-pass
+// scans (kernels/stubjit/reduce.h, scan_part_prefix): every `period`-th from the first,
+// none for 0. Every part (1, as on a GPU) unless a ScopedScanPrefixPeriod says other.
+std::atomic<unsigned>& scan_prefix_period();
+class ScopedScanPrefixPeriod {
+ public:
+  explicit ScopedScanPrefixPeriod(unsigned period)
+      : saved_(scan_prefix_period().exchange(period)) {}
+  ~ScopedScanPrefixPeriod() { scan_prefix_period().store(saved_); }
+  ScopedScanPrefixPeriod(const ScopedScanPrefixPeriod&) = delete;
+  ScopedScanPrefixPeriod& operator=(const ScopedScanPrefixPeriod&) = delete;
+
+ private:
+  unsigned saved_;
+};
 
 // Limits like a current GPU's (1024 threads a group); warp 32 for CUDA, 64 for HIP.
 DeviceLimits gpu_like_limits(Dialect dialect);

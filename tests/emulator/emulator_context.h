@@ -22,6 +22,9 @@ struct Context {
   unsigned linear;  // this thread's position in its block, x fastest
   unsigned
       warp_lanes;  // lanes of this thread's warp that exist (the last warp of a block may be short)
+  // Which parts of a one-pass scan publish their inclusive prefix (gpu_shim.h,
+  // STUBJIT_SCAN_PUBLISHES_PREFIX): every this many of a segment, from its first; 0: none.
+  unsigned scan_prefix_period;
   void* block_state;  // the device's per-block state, for the services below
   // The block's group-shared memory (LaunchParams::shared_bytes of it, 16-byte aligned;
   // filled with a pattern, as a GPU's holds whatever was there before).

@@ -111,6 +111,7 @@ class EmulatorDevice final : public detail::Device {
     block.grid_dim = {unsigned(lp.grid[0]), unsigned(lp.grid[1]), unsigned(lp.grid[2])};
     block.warp_size = module.warp_size() ? module.warp_size() : limits().warp_size;
     block.cooperative = module.cooperative();
+    block.scan_prefix_period = scan_prefix_period().load();
     std::unique_lock<std::mutex> turn(module.block_turn(), std::defer_lock);
     if (block.cooperative) turn.lock();
     // Blocks last to first: a stub must not depend on the order blocks run in either.

@@ -31,6 +31,11 @@ DeviceLimits gpu_like_limits(Dialect dialect) {
   return limits;
 }
 
+std::atomic<unsigned>& scan_prefix_period() {
+  static std::atomic<unsigned> period{1};
+  return period;
+}
+
 namespace {
 
 template <Dialect dialect, bool index32, bool ubsan>

@@ -4,10 +4,13 @@
 // 32, 64, 72 and 256 threads, a rank-3 domain along each dimension in C and Fortran
 // order, float sums bit for bit between runs, in place, custom and any, other element
 // types, empty and one-element domains), each against a host prefix, with warp widths
-// 32 and 64 (HIP both).
+// 32 and 64 (HIP both); and the one-pass look-back where parts withhold their prefixes.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,8 +39,9 @@ EMULATED_SCAN_TEST(InPlaceCustomAndAny, check_in_place_custom_and_any)
 EMULATED_SCAN_TEST(OtherElementTypesExactly, check_other_element_types)
 EMULATED_SCAN_TEST(EmptyDomainsWriteNothingAndOneElementPencils, check_empty_and_one_element)
 
-// What the emulator compiled were the GPU dialect's two scan stubs.
-TEST_P(EmulatedScan, TheStubsAreTheDialectsScanStages) {
+// What the emulator compiled was the GPU dialect's scan stub, one pass: no partials
+// stage, though the pencil is split into parts.
+TEST_P(EmulatedScan, TheStubIsTheDialectsOnePassScan) {
   Runtime runtime = make_runtime();
   Kernel kernel = runtime.kernel(
       {"scan_stages", {in<std::int64_t>("x"), scan<std::int64_t>("y", Combiner::sum)}, "y = x;"});
@@ -47,7 +51,8 @@ TEST_P(EmulatedScan, TheStubsAreTheDialectsScanStages) {
   x.copy_from(std::vector<std::int64_t>(std::size_t(n), 2));
   LaunchOptions options;
   options.group_size = 64;
-  EXPECT_GT(kernel.launch(options, Domain{n}, x, y).reduce_parts, 1u);
+  // Parts of one tile each: 64 threads of 8 values.
+  EXPECT_EQ(kernel.launch(options, Domain{n}, x, y).reduce_parts, std::uint32_t((n + 511) / 512));
   EXPECT_EQ(y.to_vector<std::int64_t>().back(), 2 * n);
   const std::vector<std::string> stubs = test::emulator::compiled_stubs();
   const std::string dialect =
@@ -58,7 +63,73 @@ TEST_P(EmulatedScan, TheStubsAreTheDialectsScanStages) {
                                  ", " + stage + " along dimension 0, rank 1, index i" + index;
     bool found = false;
     for (const std::string& line : stubs) found = found || line == expected;
-    EXPECT_TRUE(found) << expected;
+    EXPECT_EQ(found, stage == "scan") << expected;
+  }
+}
+
+// The look-back where parts withhold their inclusive prefixes, as parts that finish
+// late do on a GPU (the emulator's blocks run one at a time, each finding the prefix
+// of the part before it otherwise): every part publishes (1), every third, every
+// 70th (look-backs across two or three windows of lanes), none (each look-back
+// combines every aggregate from the segment's start). Two pencils of 101 parts each:
+// a look-back stays in its own. int64 sums exactly (exclusive too, every 70th); float
+// sums the same bits whichever parts published, and near the host's prefixes.
+TEST_P(EmulatedScan, LookBackCombinesTheAggregatesOfPartsThatWithheldTheirPrefix) {
+  Runtime runtime = make_runtime();
+  const std::uint32_t warp = GetParam().warp;
+  const std::int64_t rows = 2, n = std::int64_t(warp) * 8 * 100 + 13;
+  const std::vector<std::int64_t> counts = {rows, n};
+  const std::size_t size = std::size_t(rows * n);
+  const LaunchOptions options = test::scan::scan_options(warp, 1);
+  const std::vector<std::int64_t> values = test::reduce::int64_values(size, 77);
+  std::vector<float> reals(size);
+  for (std::size_t k = 0; k < size; ++k)
+    reals[k] = float(0.25 + double(test::reduce::mix(k) % 1000) / 1000.0) *
+               (test::reduce::mix(k + 3) % 2 ? 1.0f : -1.0f);
+  Field x = runtime.allocate<std::int64_t>(counts);
+  Field y = runtime.allocate<std::int64_t>(counts);
+  Field fx = runtime.allocate<float>(counts);
+  Field fy = runtime.allocate<float>(counts);
+  x.copy_from(values);
+  fx.copy_from(reals);
+  Kernel floats = runtime.kernel(
+      {"look_back_f32", {in<float>("x"), scan<float>("y", Combiner::sum)}, "y = x;"});
+  std::vector<float> every_part;
+  for (const unsigned period : {1u, 3u, 70u, 0u}) {
+    SCOPED_TRACE("every " + std::to_string(period) + "th part publishes its prefix");
+    const test::emulator::ScopedScanPrefixPeriod publishing(period);
+    for (const ScanKind kind : {ScanKind::inclusive, ScanKind::exclusive}) {
+      if (kind == ScanKind::exclusive && period != 70) continue;
+      Kernel sums =
+          runtime.kernel({std::string("look_back_") + test::scan::kind_word(kind),
+                          {in<std::int64_t>("x"), scan<std::int64_t>("y", Combiner::sum, kind)},
+                          "y = x;"});
+      y.copy_from(std::vector<std::int64_t>(size, -1));
+      EXPECT_EQ(sums.launch(options, Domain{rows, n}, x, y).reduce_parts, 101u);
+      EXPECT_EQ(y.to_vector<std::int64_t>(),
+                test::scan::host_prefix<std::int64_t>(values, counts, 1, kind, 0,
+                                                      test::scan::wrapping_add));
+    }
+    if (period == 3) continue;
+    fy.copy_from(std::vector<float>(size, 0.0f));
+    floats.launch(options, Domain{rows, n}, fx, fy);
+    const std::vector<float> got = fy.to_vector<float>();
+    if (every_part.empty()) every_part = got;
+    EXPECT_EQ(std::memcmp(got.data(), every_part.data(), size * sizeof(float)), 0);
+    const double eps = std::numeric_limits<float>::epsilon();
+    for (std::size_t row = 0; row < std::size_t(rows); ++row) {
+      double running = 0, magnitude = 0;
+      for (std::size_t k = 0; k < std::size_t(n); ++k) {
+        const std::size_t at = row * std::size_t(n) + k;
+        running += reals[at];
+        magnitude += std::abs(reals[at]);
+        if (std::abs(double(got[at]) - running) > double(k + 8) * eps * magnitude) {
+          ADD_FAILURE() << "row " << row << ", prefix " << k << ": " << got[at] << ", the host's "
+                        << running;
+          break;
+        }
+      }
+    }
   }
 }
 

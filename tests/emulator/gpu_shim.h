@@ -12,6 +12,7 @@
 //   - __shared__: a static variable. The device runs one block at a time, so a static
 //     is per-block storage, uninitialised from one block to the next as on a GPU;
 //     group stubs' dynamic shared memory: a buffer the device gives each block;
+//   - which parts of a one-pass scan publish their prefix: as the test asks;
 //   - float16 conversions: the prelude's integer arithmetic (STUBJIT_SOFTWARE_HALF);
 //   - sqrtf, sqrt: the host's, as __builtin_sqrtf and __builtin_sqrt;
 //   - shuffles and ballots over the warp (32 or 64 lanes, STUBJIT_WARP_SIZE): the
@@ -43,6 +44,15 @@
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __shared__ static
+
+// A one-pass scan's parts publish their inclusive prefix only as the test asks (every
+// part unless it sets a period: emulator_backend.hpp, ScopedScanPrefixPeriod). The
+// blocks here run one at a time, so a part would otherwise always find the prefix of
+// the part just before it; withheld prefixes make its look-back combine aggregates
+// across windows, or from the segment's start, as on a GPU where parts finish late.
+#define STUBJIT_SCAN_PUBLISHES_PREFIX(part)                \
+  (::stubjit_emulator::current->scan_prefix_period != 0 && \
+   (part) % ::stubjit_emulator::current->scan_prefix_period == 0)
 
 // The prelude's float16 conversions in integer arithmetic (kernels/stubjit/half.h): the
 // host has no PTX cvt, and this path is the one the other backends do not run.

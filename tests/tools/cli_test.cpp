@@ -475,11 +475,19 @@ TEST_F(Cli, DumpStubOfReduceAndScanKernelsIsTheLaunchsStub) {
   ASSERT_EQ(scanned.exit_code, 0) << scanned.errors;
   EXPECT_EQ(scanned.output, prefix.stub_source(Domain{6, 5}, {xi, yi}));
   const ChildReport partials =
-      stubjit({"dump-stub", prefix_file, "--rank", "2", "--scan-partials", "--dialect", "cuda"});
+      stubjit({"dump-stub", prefix_file, "--rank", "2", "--scan-partials"});
   ASSERT_EQ(partials.exit_code, 0) << partials.errors;
-  EXPECT_NE(partials.output.find("dialect cuda, scan_partials along dimension 1, rank 2"),
+  EXPECT_NE(partials.output.find("dialect cpp, scan_partials along dimension 1, rank 2"),
             std::string::npos)
       << partials.output.substr(0, 2000);
+  // A GPU scan runs in one pass: no partials stage to print.
+  const ChildReport gpu_partials =
+      stubjit({"dump-stub", prefix_file, "--rank", "2", "--scan-partials", "--dialect", "cuda"});
+  EXPECT_NE(gpu_partials.exit_code, 0);
+  EXPECT_EQ(gpu_partials.output, "");
+  EXPECT_NE(gpu_partials.errors.find("runs in one pass: it has no partials stage"),
+            std::string::npos)
+      << gpu_partials.errors;
   const json described = stubjit_json({"dump-stub", prefix_file, "--scan-partials"});
   EXPECT_EQ(described["entry"], "stubjit_prefix_scan_partials_r1");
   EXPECT_EQ(described["scan_partials"], true);

@@ -148,5 +148,32 @@ TEST(ReduceLayout, FewLongSegmentsFillTheTarget) {
   }
 }
 
+// scan_layout: a reduction's on a host, and on a device where a segment is not split;
+// where it is, parts of one tile each (threads * 8 values, worked out by hand), as many
+// as the segment needs, past max_parts.
+TEST(ScanLayout, ADeviceSplitsASegmentIntoTilesOfItsGroup) {
+  EXPECT_EQ(device_scan_thread_values, u64(8));
+  const auto same = [](const ReduceLayout& a, const ReduceLayout& b) {
+    return a.segments == b.segments && a.length == b.length && a.parts == b.parts &&
+           a.part_length == b.part_length;
+  };
+  EXPECT_TRUE(same(scan_layout(1, u64(1) << 30, 0), reduce_layout(1, u64(1) << 30, 0)));
+  EXPECT_TRUE(same(scan_layout(1, 4096, 256), reduce_layout(1, 4096, 256)));  // not split
+  EXPECT_TRUE(same(scan_layout(5000, 100000, 256), reduce_layout(5000, 100000, 256)));
+  // 4097 values, groups of 256: split (more than 256 * 16), 3 tiles of 2048.
+  ReduceLayout layout = scan_layout(1, 4097, 256);
+  EXPECT_EQ(layout.parts, 3u);
+  EXPECT_EQ(layout.part_length, 2048u);
+  // 2^28 values, groups of 256: 131072 tiles, far past max_parts.
+  layout = scan_layout(1, u64(1) << 28, 256);
+  EXPECT_EQ(layout.parts, u64(131072));
+  EXPECT_EQ(layout.part_length, 2048u);
+  // Three pencils of 20483, groups of 32: 81 tiles of 256 each.
+  layout = scan_layout(3, 20483, 32);
+  EXPECT_EQ(layout.parts, 81u);
+  EXPECT_EQ(layout.part_length, 256u);
+  EXPECT_EQ(layout.groups(), 243u);
+}
+
 }  // namespace
 }  // namespace stubjit::detail
