@@ -133,6 +133,26 @@ TEST_P(EmulatedScan, LookBackCombinesTheAggregatesOfPartsThatWithheldTheirPrefix
   }
 }
 
+// A GPU scan numbers its groups with a 32-bit ticket: a plan that would split a pencil
+// into 2^32 tiles or more is refused with the limit; one tile fewer per group still
+// plans (256 threads a group, 2048 values a tile).
+TEST_P(EmulatedScan, MoreGroupsThanATicketCountsIsAPlanError) {
+  Runtime runtime = make_runtime();
+  Kernel kernel = runtime.kernel(
+      {"many_tiles", {in<std::int32_t>("x"), scan<std::int32_t>("y", Combiner::sum)}, "y = x;"});
+  const std::int64_t tile = 256 * 8;
+  try {
+    kernel.plan(Domain{(std::int64_t(1) << 32) * tile});
+    ADD_FAILURE() << "planned";
+  } catch (const PlanError& error) {
+    EXPECT_EQ(error.limit(), "scan_groups");
+    EXPECT_EQ(error.limit_value(), 0xffffffffu);
+    EXPECT_NE(std::string(error.what()).find("numbers its groups in 32 bits"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_NO_THROW(kernel.plan(Domain{(std::int64_t(1) << 31) * tile}));
+}
+
 INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedScan, ::testing::ValuesIn(test::emulator::warp_cases()),
                          test::emulator::WarpCaseName());
 
