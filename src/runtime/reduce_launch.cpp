@@ -163,11 +163,12 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
   }
   // A one-pass GPU scan numbers its groups with a u32 ticket (reduce.h, scan_ticket).
   if (out.scan && out.device_threads && out.layout.parts > 1 &&
-      out.layout.groups() >= std::numeric_limits<std::uint32_t>::max()) {
+      out.layout.groups() > std::numeric_limits<std::uint32_t>::max()) {
     throw PlanError("scan_groups", std::numeric_limits<std::uint32_t>::max(),
                     "a scan launch of " + kernel_name(kernel) + " needs " +
                         std::to_string(out.layout.groups()) +
-                        " groups; a GPU scan numbers its groups in 32 bits");
+                        " groups; a GPU scan numbers its groups in 32 bits (at most " +
+                        std::to_string(std::numeric_limits<std::uint32_t>::max()) + ")");
   }
   // A scan or sort of empty pencils writes nothing: no group to run (an empty
   // reduction still writes its identity).

@@ -2,8 +2,10 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "runtime/reduce_launch.hpp"
+#include "stubjit/error.hpp"
 
 namespace stubjit::detail {
 namespace {
@@ -56,6 +58,12 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
   if (layout.parts == 1) {
     issue_stage(kernel, *stubs.scan, planned, &params, sizeof(params), false, stream);
   } else if (planned.device_threads) {
+    // The stub looks back once per part, at its first tile: a part must be one tile.
+    const u64 threads = u64(planned.plan.block[0]) * planned.plan.block[1] * planned.plan.block[2];
+    if (layout.part_length != threads * device_scan_thread_values)
+      throw Error("stubjit internal error: a one-pass scan's parts of " +
+                  std::to_string(layout.part_length) + " values are not one tile of " +
+                  std::to_string(threads) + " threads");
     // One pass (reduce.h, scan_part_prefix): two values per group, and the ticket and
     // flags, cleared as they must be before the stage runs (scan_status.hpp). The plan
     // has fewer groups than a u32 counts (plan_groups).

@@ -5,9 +5,9 @@
 // A flag holds the epoch of the launch that wrote it beside its state, and a launch
 // reads a flag of another epoch as not yet published. So a launch clears only the
 // counter (4 bytes) and takes the next epoch: the flags are cleared where the memory is
-// new or grown, and when the epochs wrap (2^30 of them, as a flag keeps 2 bits for
-// its state). A launch that failed part-way leaves flags of its own epoch, which the
-// next launch does not read as its own.
+// new or grown, after a clear that failed, and when the epochs wrap (epochs 1 to
+// 2^30 - 1, as a flag keeps 2 bits for its state). A launch that failed part-way leaves flags of
+// its own epoch, which the next launch does not read as its own.
 //
 // One launch holds it at a time; a launch that finds it held (another thread's, at the
 // same moment) gets memory of its own for that launch, cleared. Nothing here waits on
@@ -17,7 +17,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "backends/device.hpp"
 
@@ -77,7 +76,6 @@ class ScanStatus {
     Lease lease;
     if (!busy_.exchange(true, std::memory_order_acquire)) {
       try {
-        bool clear = false;
         if (memory_ && (words_ < words || device_ != &device)) {
           device_->deallocate(memory_);  // every launch that used it has finished
           memory_ = nullptr;
@@ -87,11 +85,13 @@ class ScanStatus {
           memory_ = device.allocate(words * sizeof(std::uint32_t));
           words_ = words;
           device_ = &device;
-          clear = true;
+          must_clear_ = true;
         }
-        if (++epoch_ >= epochs_) clear = true;
-        if (clear) epoch_ = 1;
-        zero(device, memory_, clear ? words_ : 1, zeros_, stream);
+        if (++epoch_ >= epochs_) must_clear_ = true;
+        if (must_clear_) epoch_ = 1;
+        // Cleared whole until a clear succeeds (a failed one leaves must_clear_ set).
+        zero(device, memory_, must_clear_ ? words_ : 1, stream);
+        must_clear_ = false;
       } catch (...) {
         busy_.store(false, std::memory_order_release);
         throw;
@@ -103,16 +103,21 @@ class ScanStatus {
     }
     lease.device_ = &device;
     lease.memory_ = device.allocate(words * sizeof(std::uint32_t));
-    std::vector<std::uint32_t> zeros;  // not the kept ones: their owner may be using them
-    zero(device, lease.memory_, words, zeros, stream);
+    zero(device, lease.memory_, words, stream);  // a failure frees it with the lease
     return lease;
   }
 
  private:
-  static void zero(Device& device, void* memory, std::size_t words,
-                   std::vector<std::uint32_t>& zeros, StreamState* stream) {
-    if (zeros.size() < words) zeros.resize(words, 0);
-    device.copy_to_device(memory, zeros.data(), words * sizeof(std::uint32_t), stream);
+  // Copied from a fixed block of zeros, as many times as it takes: no host memory that
+  // grows with the flags.
+  static void zero(Device& device, void* memory, std::size_t words, StreamState* stream) {
+    static constexpr std::size_t block = 16384;
+    static const std::uint32_t zeros[block] = {};
+    auto* at = static_cast<std::uint32_t*>(memory);
+    for (std::size_t done = 0; done < words; done += block) {
+      const std::size_t count = words - done < block ? words - done : block;
+      device.copy_to_device(at + done, zeros, count * sizeof(std::uint32_t), stream);
+    }
   }
 
   const std::uint32_t epochs_;
@@ -121,7 +126,7 @@ class ScanStatus {
   void* memory_ = nullptr;
   std::size_t words_ = 0;
   std::uint32_t epoch_ = 0;
-  std::vector<std::uint32_t> zeros_;
+  bool must_clear_ = false;  // the flags may hold anything (new memory, a failed clear)
 };
 
 }  // namespace stubjit::detail

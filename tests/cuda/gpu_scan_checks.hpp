@@ -10,7 +10,9 @@
 //   - float sums: the same bits from two runs, every prefix within a rounding bound;
 //   - a scan in place (an empty body), a custom combiner, any of bools;
 //   - exact scans of the other element types (u8, i16 products, f64, complex<double>);
-//   - empty domains (nothing written) and one-element pencils.
+//   - empty domains (nothing written) and one-element pencils;
+//   - a pencil split into many one-tile parts, launched again and again: exact int64
+//     prefixes and the same float bits every launch.
 // On the public API only.
 #pragma once
 
@@ -297,6 +299,59 @@ inline void check_empty_and_one_element(Runtime& runtime) {
   for (std::size_t r = 0; r < 4; ++r) want[r * 3] = xs[r * 3];
   for (std::size_t c = 0; c < 3; ++c) want[c] = 1;
   EXPECT_EQ(y.to_vector<i64>(), want);
+}
+
+// A pencil split into many one-tile parts, launched again and again (on a GPU its
+// parts finish in a different order each time, so each launch's look-backs find other
+// parts' prefixes): every int64 prefix exact every time, inclusive and exclusive in
+// turn, and every float prefix the same bits as the first launch's. `n` values,
+// `launches` launches of each.
+inline void check_split_scans_repeat_exactly(Runtime& runtime, i64 n, int launches) {
+  Kernel inclusive = runtime.kernel(
+      {"repeat_i64", {in<i64>("x"), stubjit::scan<i64>("y", Combiner::sum)}, "y = x;"});
+  Kernel exclusive =
+      runtime.kernel({"repeat_i64_exclusive",
+                      {in<i64>("x"), stubjit::scan<i64>("y", Combiner::sum, ScanKind::exclusive)},
+                      "y = x;"});
+  Kernel floats = runtime.kernel(
+      {"repeat_f32", {in<float>("x"), stubjit::scan<float>("y", Combiner::sum)}, "y = x;"});
+  const std::vector<i64> values = int64_values(std::size_t(n), 31);
+  std::vector<float> reals(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < reals.size(); ++k)
+    reals[k] = float(0.5 + double(mix(k + 11) % 1000) / 1000.0) * (mix(k) % 2 ? 1.0f : -1.0f);
+  const std::vector<i64> want_inclusive =
+      host_prefix<i64>(values, {n}, 0, ScanKind::inclusive, 0, wrapping_add);
+  const std::vector<i64> want_exclusive =
+      host_prefix<i64>(values, {n}, 0, ScanKind::exclusive, 0, wrapping_add);
+  Field x = holding(runtime, {n}, values);
+  Field y = runtime.allocate<i64>({n});
+  Field fx = holding(runtime, {n}, reals);
+  Field fy = runtime.allocate<float>({n});
+  std::vector<float> first;
+  for (int launch = 0; launch < launches; ++launch) {
+    SCOPED_TRACE("launch " + std::to_string(launch + 1));
+    const bool exclusive_turn = launch % 2 == 1;
+    y.copy_from(std::vector<i64>(std::size_t(n), -1));
+    const LaunchSummary summary = (exclusive_turn ? exclusive : inclusive).launch(Domain{n}, x, y);
+    EXPECT_GT(summary.reduce_parts, 1u);
+    if (y.to_vector<i64>() != (exclusive_turn ? want_exclusive : want_inclusive)) {
+      ADD_FAILURE() << (exclusive_turn ? "exclusive" : "inclusive")
+                    << " prefixes differ from the host's";
+      break;
+    }
+    floats.launch(Domain{n}, fx, fy);
+    const std::vector<float> got = fy.to_vector<float>();
+    if (first.empty()) first = got;
+    if (std::memcmp(got.data(), first.data(), got.size() * sizeof(float)) != 0) {
+      ADD_FAILURE() << "float prefixes are not the first launch's bits";
+      break;
+    }
+  }
+}
+
+// The same on a GPU: a pencil of 2^24 values (8192 parts of 2048), 20 launches each.
+inline void check_split_scans_repeat_exactly_on_a_gpu(Runtime& runtime) {
+  check_split_scans_repeat_exactly(runtime, i64(1) << 24, 20);
 }
 
 }  // namespace stubjit::test::scan

@@ -3,7 +3,8 @@
 // of 32, 64, 96, 256 and 1024 threads (more parts than threads too); a rank-3 domain
 // along each dimension in C and Fortran order; float sums bit for bit between runs and
 // near the host's prefixes; in place, custom and any; other element types; empty and
-// one-element domains. Without a CUDA device every test skips with the reason; with one
+// one-element domains; a pencil of 8192 one-tile parts launched 20 times, exact and
+// the same bits each time. Without a CUDA device every test skips with the reason; with one
 // that stubjit cannot use, every test fails (cuda/gpu_support.hpp).
 #include <gtest/gtest.h>
 
@@ -27,6 +28,8 @@ CUDA_SCAN_TEST(FloatSumIsTheSameBitsEachRunAndNearTheHostsPrefixes,
 CUDA_SCAN_TEST(InPlaceCustomAndAny, check_in_place_custom_and_any)
 CUDA_SCAN_TEST(OtherElementTypesExactly, check_other_element_types)
 CUDA_SCAN_TEST(EmptyDomainsWriteNothingAndOneElementPencils, check_empty_and_one_element)
+CUDA_SCAN_TEST(SplitScansRepeatedAreExactAndTheSameBitsEveryLaunch,
+               check_split_scans_repeat_exactly_on_a_gpu)
 
 }  // namespace
 }  // namespace stubjit

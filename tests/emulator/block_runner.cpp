@@ -208,6 +208,7 @@ Context context_for(const BlockLaunch& launch, unsigned linear, unsigned threads
   context.grid_dim = launch.grid_dim;
   context.warp_size = launch.warp_size;
   context.scan_prefix_period = launch.scan_prefix_period;
+  context.scan_prefixes_published = launch.scan_prefixes_published;
   context.lane = linear % launch.warp_size;
   context.linear = linear;
   const unsigned first = linear / launch.warp_size * launch.warp_size;

@@ -18,7 +18,8 @@ struct BlockLaunch {
   stubjit_emulator::Dim3 block_dim;  // threads per block
   stubjit_emulator::Dim3 grid_dim;
   unsigned warp_size;
-  unsigned scan_prefix_period;  // Context::scan_prefix_period
+  unsigned scan_prefix_period;                  // Context::scan_prefix_period
+  unsigned long long* scan_prefixes_published;  // Context::scan_prefixes_published
   bool cooperative;
 };
 

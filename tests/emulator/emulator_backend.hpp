@@ -68,6 +68,13 @@ class ScopedScanPrefixPeriod {
   unsigned saved_;
 };
 
+// How many parts of emulated one-pass scans have published their inclusive prefix
+// since the process started (the shim counts them with __atomic builtins).
+unsigned long long& published_prefixes();
+inline unsigned long long scan_prefixes_published() {
+  return __atomic_load_n(&published_prefixes(), __ATOMIC_RELAXED);
+}
+
 // Limits like a current GPU's (1024 threads a group); warp 32 for CUDA, 64 for HIP.
 DeviceLimits gpu_like_limits(Dialect dialect);
 

@@ -25,6 +25,8 @@ struct Context {
   // Which parts of a one-pass scan publish their inclusive prefix (gpu_shim.h,
   // STUBJIT_SCAN_PUBLISHES_PREFIX): every this many of a segment, from its first; 0: none.
   unsigned scan_prefix_period;
+  // Counts the parts that published it (the device's counter; __atomic builtins).
+  unsigned long long* scan_prefixes_published;
   void* block_state;  // the device's per-block state, for the services below
   // The block's group-shared memory (LaunchParams::shared_bytes of it, 16-byte aligned;
   // filled with a pattern, as a GPU's holds whatever was there before).

@@ -112,6 +112,7 @@ class EmulatorDevice final : public detail::Device {
     block.warp_size = module.warp_size() ? module.warp_size() : limits().warp_size;
     block.cooperative = module.cooperative();
     block.scan_prefix_period = scan_prefix_period().load();
+    block.scan_prefixes_published = &published_prefixes();
     std::unique_lock<std::mutex> turn(module.block_turn(), std::defer_lock);
     if (block.cooperative) turn.lock();
     // Blocks last to first: a stub must not depend on the order blocks run in either.

@@ -36,6 +36,11 @@ std::atomic<unsigned>& scan_prefix_period() {
   return period;
 }
 
+unsigned long long& published_prefixes() {
+  static unsigned long long count = 0;
+  return count;
+}
+
 namespace {
 
 template <Dialect dialect, bool index32, bool ubsan>

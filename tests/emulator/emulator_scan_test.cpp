@@ -39,6 +39,13 @@ EMULATED_SCAN_TEST(InPlaceCustomAndAny, check_in_place_custom_and_any)
 EMULATED_SCAN_TEST(OtherElementTypesExactly, check_other_element_types)
 EMULATED_SCAN_TEST(EmptyDomainsWriteNothingAndOneElementPencils, check_empty_and_one_element)
 
+// The GPU suites' repeated launches of a split pencil, smaller: 20000 values, three
+// launches each.
+TEST_P(EmulatedScan, SplitScansRepeatedAreExactAndTheSameBitsEveryLaunch) {
+  Runtime runtime = make_runtime();
+  test::scan::check_split_scans_repeat_exactly(runtime, 20000, 3);
+}
+
 // What the emulator compiled was the GPU dialect's scan stub, one pass: no partials
 // stage, though the pencil is split into parts.
 TEST_P(EmulatedScan, TheStubIsTheDialectsOnePassScan) {
@@ -105,7 +112,11 @@ TEST_P(EmulatedScan, LookBackCombinesTheAggregatesOfPartsThatWithheldTheirPrefix
                           {in<std::int64_t>("x"), scan<std::int64_t>("y", Combiner::sum, kind)},
                           "y = x;"});
       y.copy_from(std::vector<std::int64_t>(size, -1));
+      const unsigned long long published = test::emulator::scan_prefixes_published();
       EXPECT_EQ(sums.launch(options, Domain{rows, n}, x, y).reduce_parts, 101u);
+      // The parts whose number the period divides (0 to 100), in each pencil.
+      const unsigned long long each = period == 0 ? 0 : 100 / period + 1;
+      EXPECT_EQ(test::emulator::scan_prefixes_published() - published, rows * each);
       EXPECT_EQ(y.to_vector<std::int64_t>(),
                 test::scan::host_prefix<std::int64_t>(values, counts, 1, kind, 0,
                                                       test::scan::wrapping_add));
@@ -134,8 +145,8 @@ TEST_P(EmulatedScan, LookBackCombinesTheAggregatesOfPartsThatWithheldTheirPrefix
 }
 
 // A GPU scan numbers its groups with a 32-bit ticket: a plan that would split a pencil
-// into 2^32 tiles or more is refused with the limit; one tile fewer per group still
-// plans (256 threads a group, 2048 values a tile).
+// into 2^32 tiles is refused with the limit; 2^32 - 1 tiles still plan (256 threads a
+// group, 2048 values a tile).
 TEST_P(EmulatedScan, MoreGroupsThanATicketCountsIsAPlanError) {
   Runtime runtime = make_runtime();
   Kernel kernel = runtime.kernel(
@@ -150,7 +161,7 @@ TEST_P(EmulatedScan, MoreGroupsThanATicketCountsIsAPlanError) {
     EXPECT_NE(std::string(error.what()).find("numbers its groups in 32 bits"), std::string::npos)
         << error.what();
   }
-  EXPECT_NO_THROW(kernel.plan(Domain{(std::int64_t(1) << 31) * tile}));
+  EXPECT_NO_THROW(kernel.plan(Domain{((std::int64_t(1) << 32) - 1) * tile}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulators, EmulatedScan, ::testing::ValuesIn(test::emulator::warp_cases()),

@@ -45,15 +45,6 @@
 #define __launch_bounds__(...)
 #define __shared__ static
 
-// A one-pass scan's parts publish their inclusive prefix only as the test asks (every
-// part unless it sets a period: emulator_backend.hpp, ScopedScanPrefixPeriod). The
-// blocks here run one at a time, so a part would otherwise always find the prefix of
-// the part just before it; withheld prefixes make its look-back combine aggregates
-// across windows, or from the segment's start, as on a GPU where parts finish late.
-#define STUBJIT_SCAN_PUBLISHES_PREFIX(part)                \
-  (::stubjit_emulator::current->scan_prefix_period != 0 && \
-   (part) % ::stubjit_emulator::current->scan_prefix_period == 0)
-
 // The prelude's float16 conversions in integer arithmetic (kernels/stubjit/half.h): the
 // host has no PTX cvt, and this path is the one the other backends do not run.
 #define STUBJIT_SOFTWARE_HALF 1
@@ -63,6 +54,19 @@ namespace stubjit_emulator {
 // The GPU thread this host thread is running now: set by the entry, and by the
 // block runner each time it resumes one of the block's threads (Context::attach).
 static thread_local const Context* current = nullptr;
+
+// A one-pass scan's parts publish their inclusive prefix only as the test asks (every
+// part unless it sets a period: emulator_backend.hpp, ScopedScanPrefixPeriod), and are
+// counted. The blocks here run one at a time, so a part would otherwise always find the
+// prefix of the part just before it; withheld prefixes make its look-back combine
+// aggregates across windows, or from the segment's start, as on a GPU where parts
+// finish late.
+inline bool publishes_prefix(unsigned long long part) {
+  const unsigned period = current->scan_prefix_period;
+  const bool publishes = period != 0 && part % period == 0;
+  if (publishes) __atomic_fetch_add(current->scan_prefixes_published, 1ull, __ATOMIC_RELAXED);
+  return publishes;
+}
 
 typedef unsigned long long bits64;
 
@@ -148,6 +152,8 @@ inline T atomic_add_by_cas(T* address, T value) {
 }
 
 }  // namespace stubjit_emulator
+
+#define STUBJIT_SCAN_PUBLISHES_PREFIX(part) ::stubjit_emulator::publishes_prefix(part)
 
 #define threadIdx (::stubjit_emulator::current->thread)
 #define blockIdx (::stubjit_emulator::current->block)

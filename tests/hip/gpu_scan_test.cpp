@@ -3,8 +3,9 @@
 // sums inclusive and exclusive split into parts with groups of 32 to 1024 threads; a
 // rank-3 domain along each dimension in C and Fortran order; float sums bit for bit
 // between runs; in place, custom and any; other element types; empty and one-element
-// domains. Without an AMD GPU every test skips with the reason; with one that stubjit
-// cannot use, every test fails (hip/gpu_support.hpp).
+// domains; a split pencil launched 20 times, exact and the same bits each time. Without an AMD GPU
+// every test skips with the reason; with one that stubjit cannot use, every test fails
+// (hip/gpu_support.hpp).
 #include <gtest/gtest.h>
 
 #include "cuda/gpu_scan_checks.hpp"
@@ -28,6 +29,8 @@ HIP_SCAN_TEST(FloatSumIsTheSameBitsEachRunAndNearTheHostsPrefixes,
 HIP_SCAN_TEST(InPlaceCustomAndAny, check_in_place_custom_and_any)
 HIP_SCAN_TEST(OtherElementTypesExactly, check_other_element_types)
 HIP_SCAN_TEST(EmptyDomainsWriteNothingAndOneElementPencils, check_empty_and_one_element)
+HIP_SCAN_TEST(SplitScansRepeatedAreExactAndTheSameBitsEveryLaunch,
+              check_split_scans_repeat_exactly_on_a_gpu)
 
 }  // namespace
 }  // namespace stubjit

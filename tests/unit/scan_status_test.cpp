@@ -1,10 +1,13 @@
 // The look-back state of one-pass GPU scans (runtime/scan_status.hpp) on a device that
 // keeps its memory on the host and fills what it allocates with garbage: each launch
 // finds its ticket counter zero and an epoch of its own, flags of another epoch from
-// the launch before kept as they are, new or grown memory cleared whole, the flags
-// cleared again when the epochs wrap, and a launch that finds the state held given
+// the launch before kept as they are, new or grown memory cleared whole (in blocks),
+// the flags cleared again when the epochs wrap and after a clear that failed, and a
+// launch that finds the state held given
 // memory of its own, cleared, and freed with it.
 #include "runtime/scan_status.hpp"
+
+#include "stubjit/error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,8 +42,13 @@ class HostDevice final : public Device {
     std::free(pointer);
   }
   void copy_to_device(void* device, const void* host, std::size_t bytes, StreamState*) override {
+    if (fail_copies > 0) {
+      --fail_copies;
+      throw BackendError("host memory: a copy failed as asked");
+    }
     std::memcpy(device, host, bytes);
     copied += bytes;
+    ++copies;
   }
   void copy_to_host(void* host, const void* device, std::size_t bytes, StreamState*) override {
     std::memcpy(host, device, bytes);
@@ -49,7 +57,8 @@ class HostDevice final : public Device {
   void synchronize() override {}
 
   std::set<void*> live;
-  std::size_t copied = 0;
+  std::size_t copied = 0, copies = 0;
+  int fail_copies = 0;  // the next this many copies throw
 };
 
 u32* words(const ScanStatus::Lease& lease) { return static_cast<u32*>(lease.data()); }
@@ -108,6 +117,30 @@ TEST(ScanStatus, TheFlagsAreClearedWhenTheEpochsWrap) {
   const ScanStatus::Lease wrapped = status.acquire(device, 20, nullptr);
   EXPECT_EQ(wrapped.epoch(), 1u);
   EXPECT_TRUE(all_zero(wrapped, 21));  // no flag of epoch 1 is left to be misread
+}
+
+// A clear that failed (the launch reported it) is done whole by the next launch, which
+// starts the epochs again: the memory may hold anything.
+TEST(ScanStatus, AClearThatFailedIsDoneWholeByTheNextLaunch) {
+  HostDevice device;
+  ScanStatus status;
+  device.fail_copies = 1;
+  EXPECT_THROW(status.acquire(device, 30, nullptr), BackendError);
+  const ScanStatus::Lease lease = status.acquire(device, 30, nullptr);
+  EXPECT_TRUE(all_zero(lease, 31));
+  EXPECT_EQ(lease.epoch(), 1u);
+  EXPECT_EQ(device.live.size(), 1u);
+}
+
+// Flags past a block of zeros are cleared in several copies: every word, whatever the
+// count (no host memory grows with them).
+TEST(ScanStatus, ManyFlagsAreClearedInBlocks) {
+  HostDevice device;
+  ScanStatus status;
+  const ScanStatus::Lease lease = status.acquire(device, 40000, nullptr);
+  EXPECT_TRUE(all_zero(lease, 40001));
+  EXPECT_EQ(device.copied, 40001 * sizeof(u32));
+  EXPECT_GT(device.copies, 1u);
 }
 
 TEST(ScanStatus, ALaunchThatFindsItHeldGetsMemoryOfItsOwnClearedAndFreed) {
