@@ -8,9 +8,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "backends/device.hpp"
+#include "runtime/memory_lease.hpp"
 
 namespace stubjit::detail {
 
@@ -28,42 +30,20 @@ class ReduceScratch {
   // may have left counts behind).
   class Lease {
    public:
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    Lease(Lease&& other) noexcept
-        : owner_(other.owner_),
-          device_(other.device_),
-          memory_(other.memory_),
-          zeros_(std::move(other.zeros_)),
-          shared_zeros_(other.shared_zeros_) {
-      other.owner_ = nullptr;
-      other.memory_ = nullptr;
-    }
-    Lease& operator=(Lease&&) = delete;
-    ~Lease() {
-      if (owner_) {
-        owner_->busy_.store(false, std::memory_order_release);
-      } else if (memory_) {
-        device_->deallocate(memory_);
-      }
-    }
-    void* data() const noexcept { return memory_; }
+    void* data() const noexcept { return memory_.data(); }
     const std::uint32_t* zeros() const noexcept {
       return shared_zeros_ ? shared_zeros_ : zeros_.data();
     }
 
    private:
     friend class ReduceScratch;
-    Lease() = default;
-    ReduceScratch* owner_ = nullptr;  // the kept memory (released to it), or
-    Device* device_ = nullptr;        // memory of this lease's own (freed with it)
-    void* memory_ = nullptr;
-    std::vector<std::uint32_t> zeros_;
+    explicit Lease(MemoryLease memory) : memory_(std::move(memory)) {}
+    MemoryLease memory_;
+    std::vector<std::uint32_t> zeros_;  // memory of its own: zeros of its own
     const std::uint32_t* shared_zeros_ = nullptr;
   };
 
   Lease acquire(Device& device, std::size_t bytes, std::size_t counters) {
-    Lease lease;
     if (!busy_.exchange(true, std::memory_order_acquire)) {
       try {
         if (memory_ && (bytes_ < bytes || device_ != &device)) {
@@ -81,14 +61,12 @@ class ReduceScratch {
         busy_.store(false, std::memory_order_release);
         throw;
       }
-      lease.owner_ = this;
-      lease.memory_ = memory_;
+      Lease lease(MemoryLease::kept(busy_, memory_));
       lease.shared_zeros_ = zeros_.data();
       return lease;
     }
-    lease.device_ = &device;
+    Lease lease(MemoryLease::own(device, bytes));
     lease.zeros_.assign(counters, 0);
-    lease.memory_ = device.allocate(bytes);
     return lease;
   }
 

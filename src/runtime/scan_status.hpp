@@ -17,8 +17,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "backends/device.hpp"
+#include "runtime/memory_lease.hpp"
 
 namespace stubjit::detail {
 
@@ -37,43 +39,22 @@ class ScanStatus {
 
   class Lease {
    public:
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    Lease(Lease&& other) noexcept
-        : owner_(other.owner_),
-          device_(other.device_),
-          memory_(other.memory_),
-          epoch_(other.epoch_) {
-      other.owner_ = nullptr;
-      other.memory_ = nullptr;
-    }
-    Lease& operator=(Lease&&) = delete;
-    ~Lease() {
-      if (owner_) {
-        owner_->busy_.store(false, std::memory_order_release);
-      } else if (memory_) {
-        device_->deallocate(memory_);
-      }
-    }
     // The ticket counter (zero), then a flag per group.
-    void* data() const noexcept { return memory_; }
+    void* data() const noexcept { return memory_.data(); }
     // This launch's epoch, in [1, epochs).
     std::uint32_t epoch() const noexcept { return epoch_; }
 
    private:
     friend class ScanStatus;
-    Lease() = default;
-    ScanStatus* owner_ = nullptr;  // the kept memory (released to it), or
-    Device* device_ = nullptr;     // memory of this lease's own (freed with it)
-    void* memory_ = nullptr;
-    std::uint32_t epoch_ = 1;
+    Lease(MemoryLease memory, std::uint32_t epoch) : memory_(std::move(memory)), epoch_(epoch) {}
+    MemoryLease memory_;
+    std::uint32_t epoch_;
   };
 
   // The state of a launch of `groups` groups, its counter cleared on `stream` (and its
   // flags where they must be) before anything the launch issues after it.
   Lease acquire(Device& device, std::uint64_t groups, StreamState* stream) {
     const std::size_t words = static_cast<std::size_t>(groups) + 1;
-    Lease lease;
     if (!busy_.exchange(true, std::memory_order_acquire)) {
       try {
         if (memory_ && (words_ < words || device_ != &device)) {
@@ -96,14 +77,10 @@ class ScanStatus {
         busy_.store(false, std::memory_order_release);
         throw;
       }
-      lease.owner_ = this;
-      lease.memory_ = memory_;
-      lease.epoch_ = epoch_;
-      return lease;
+      return Lease(MemoryLease::kept(busy_, memory_), epoch_);
     }
-    lease.device_ = &device;
-    lease.memory_ = device.allocate(words * sizeof(std::uint32_t));
-    zero(device, lease.memory_, words, stream);  // a failure frees it with the lease
+    Lease lease(MemoryLease::own(device, words * sizeof(std::uint32_t)), 1);
+    zero(device, lease.data(), words, stream);  // a failure frees it with the lease
     return lease;
   }
 
