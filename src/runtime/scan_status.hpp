@@ -88,7 +88,7 @@ class ScanStatus {
   // Copied from a fixed block of zeros, as many times as it takes: no host memory that
   // grows with the flags.
   static void zero(Device& device, void* memory, std::size_t words, StreamState* stream) {
-    static constexpr std::size_t block = 16384;
+    static constexpr std::size_t block = std::size_t(1) << 18;  // 1 MiB
     static const std::uint32_t zeros[block] = {};
     auto* at = static_cast<std::uint32_t*>(memory);
     for (std::size_t done = 0; done < words; done += block) {

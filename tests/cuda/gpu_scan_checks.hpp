@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -304,8 +305,9 @@ inline void check_empty_and_one_element(Runtime& runtime) {
 // A pencil split into many one-tile parts, launched again and again (on a GPU its
 // parts finish in a different order each time, so each launch's look-backs find other
 // parts' prefixes): every int64 prefix exact every time, inclusive and exclusive in
-// turn, and every float prefix the same bits as the first launch's. `n` values,
-// `launches` launches of each.
+// turn, and every float prefix the same bits as the first launch's, which are near
+// the host's prefixes. `n` values, `launches` launches of each (int64 inclusive and
+// exclusive take turns: at least 4 for each to run again over its earlier flags).
 inline void check_split_scans_repeat_exactly(Runtime& runtime, i64 n, int launches) {
   Kernel inclusive = runtime.kernel(
       {"repeat_i64", {in<i64>("x"), stubjit::scan<i64>("y", Combiner::sum)}, "y = x;"});
@@ -339,9 +341,24 @@ inline void check_split_scans_repeat_exactly(Runtime& runtime, i64 n, int launch
                     << " prefixes differ from the host's";
       break;
     }
+    // A NaN wherever the launch writes nothing.
+    fy.copy_from(std::vector<float>(std::size_t(n), std::numeric_limits<float>::quiet_NaN()));
     floats.launch(Domain{n}, fx, fy);
     const std::vector<float> got = fy.to_vector<float>();
-    if (first.empty()) first = got;
+    if (first.empty()) {
+      first = got;
+      double running = 0, magnitude = 0;
+      const double eps = std::numeric_limits<float>::epsilon();
+      for (std::size_t k = 0; k < got.size(); ++k) {
+        running += reals[k];
+        magnitude += std::abs(reals[k]);
+        // Also false for a NaN.
+        if (!(std::abs(double(got[k]) - running) <= double(k + 8) * eps * magnitude)) {
+          ADD_FAILURE() << "float prefix " << k << ": " << got[k] << ", the host's " << running;
+          break;
+        }
+      }
+    }
     if (std::memcmp(got.data(), first.data(), got.size() * sizeof(float)) != 0) {
       ADD_FAILURE() << "float prefixes are not the first launch's bits";
       break;

@@ -39,11 +39,11 @@ EMULATED_SCAN_TEST(InPlaceCustomAndAny, check_in_place_custom_and_any)
 EMULATED_SCAN_TEST(OtherElementTypesExactly, check_other_element_types)
 EMULATED_SCAN_TEST(EmptyDomainsWriteNothingAndOneElementPencils, check_empty_and_one_element)
 
-// The GPU suites' repeated launches of a split pencil, smaller: 20000 values, three
-// launches each.
+// The GPU suites' repeated launches of a split pencil, smaller: 20000 values, four
+// launches (each int64 kernel twice).
 TEST_P(EmulatedScan, SplitScansRepeatedAreExactAndTheSameBitsEveryLaunch) {
   Runtime runtime = make_runtime();
-  test::scan::check_split_scans_repeat_exactly(runtime, 20000, 3);
+  test::scan::check_split_scans_repeat_exactly(runtime, 20000, 4);
 }
 
 // What the emulator compiled was the GPU dialect's scan stub, one pass: no partials

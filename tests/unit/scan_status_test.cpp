@@ -42,8 +42,9 @@ class HostDevice final : public Device {
     std::free(pointer);
   }
   void copy_to_device(void* device, const void* host, std::size_t bytes, StreamState*) override {
-    if (fail_copies > 0) {
-      --fail_copies;
+    if (fail_copies > 0 || (fail_after_copies != 0 && copies >= fail_after_copies)) {
+      if (fail_copies > 0) --fail_copies;
+      fail_after_copies = 0;
       throw BackendError("host memory: a copy failed as asked");
     }
     std::memcpy(device, host, bytes);
@@ -58,7 +59,8 @@ class HostDevice final : public Device {
 
   std::set<void*> live;
   std::size_t copied = 0, copies = 0;
-  int fail_copies = 0;  // the next this many copies throw
+  int fail_copies = 0;                // the next this many copies throw
+  std::size_t fail_after_copies = 0;  // else (not 0): the copy after this many throws, once
 };
 
 u32* words(const ScanStatus::Lease& lease) { return static_cast<u32*>(lease.data()); }
@@ -137,10 +139,36 @@ TEST(ScanStatus, AClearThatFailedIsDoneWholeByTheNextLaunch) {
 TEST(ScanStatus, ManyFlagsAreClearedInBlocks) {
   HostDevice device;
   ScanStatus status;
-  const ScanStatus::Lease lease = status.acquire(device, 40000, nullptr);
-  EXPECT_TRUE(all_zero(lease, 40001));
-  EXPECT_EQ(device.copied, 40001 * sizeof(u32));
-  EXPECT_GT(device.copies, 1u);
+  const std::size_t groups = (std::size_t(1) << 18) * 2 + 5;  // past two blocks
+  const ScanStatus::Lease lease = status.acquire(device, groups, nullptr);
+  EXPECT_TRUE(all_zero(lease, groups + 1));
+  EXPECT_EQ(device.copied, (groups + 1) * sizeof(u32));
+  EXPECT_EQ(device.copies, 3u);
+}
+
+// A clear that failed part-way (its second block), and one that failed as the epochs
+// wrapped, are done whole by the next launch.
+TEST(ScanStatus, AClearThatFailedPartWayOrAtTheWrapIsDoneWholeNextTime) {
+  HostDevice device;
+  ScanStatus status(3);  // epochs 1 and 2
+  const std::size_t groups = (std::size_t(1) << 18) + 10;
+  {
+    const ScanStatus::Lease lease = status.acquire(device, groups, nullptr);
+    for (std::size_t i = 0; i <= groups; ++i) words(lease)[i] = (lease.epoch() << 2) | 2u;
+  }
+  {
+    const ScanStatus::Lease lease = status.acquire(device, groups, nullptr);
+    EXPECT_EQ(lease.epoch(), 2u);
+    for (std::size_t i = 1; i <= groups; ++i) words(lease)[i] = (lease.epoch() << 2) | 2u;
+  }
+  // The wrap's clear: its first block copied, the second failed.
+  const std::size_t copied = device.copied;
+  device.fail_after_copies = device.copies + 1;
+  EXPECT_THROW(status.acquire(device, groups, nullptr), BackendError);
+  EXPECT_EQ(device.copied - copied, (std::size_t(1) << 18) * sizeof(u32));
+  const ScanStatus::Lease lease = status.acquire(device, groups, nullptr);
+  EXPECT_EQ(lease.epoch(), 1u);
+  EXPECT_TRUE(all_zero(lease, groups + 1));
 }
 
 TEST(ScanStatus, ALaunchThatFindsItHeldGetsMemoryOfItsOwnClearedAndFreed) {
