@@ -18,7 +18,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -166,16 +165,8 @@ inline void check_float_scan_is_deterministic(Runtime& runtime) {
   kernel.launch(Domain{n}, x, y);
   const std::vector<float> second = y.to_vector<float>();
   EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0);
-  double running = 0, magnitude = 0;
-  const double eps = std::numeric_limits<float>::epsilon();
-  for (std::size_t k = 0; k < values.size(); ++k) {
-    running += values[k];
-    magnitude += std::abs(values[k]);
-    if (std::abs(double(first[k]) - running) > double(k + 8) * eps * magnitude) {
-      ADD_FAILURE() << "prefix " << k << ": " << first[k] << ", the host's " << running;
-      break;
-    }
-  }
+  if (const auto k = first_float_prefix_off_bound(first.data(), values.data(), values.size()))
+    ADD_FAILURE() << "prefix " << *k << ": " << first[*k] << ", out of bounds";
 }
 
 // A scan in place (an empty body: each value is the field's element), a custom
@@ -347,17 +338,8 @@ inline void check_split_scans_repeat_exactly(Runtime& runtime, i64 n, int launch
     const std::vector<float> got = fy.to_vector<float>();
     if (first.empty()) {
       first = got;
-      double running = 0, magnitude = 0;
-      const double eps = std::numeric_limits<float>::epsilon();
-      for (std::size_t k = 0; k < got.size(); ++k) {
-        running += reals[k];
-        magnitude += std::abs(reals[k]);
-        // Also false for a NaN.
-        if (!(std::abs(double(got[k]) - running) <= double(k + 8) * eps * magnitude)) {
-          ADD_FAILURE() << "float prefix " << k << ": " << got[k] << ", the host's " << running;
-          break;
-        }
-      }
+      if (const auto k = first_float_prefix_off_bound(got.data(), reals.data(), got.size()))
+        ADD_FAILURE() << "float prefix " << *k << ": " << got[*k] << ", out of bounds";
     }
     if (std::memcmp(got.data(), first.data(), got.size() * sizeof(float)) != 0) {
       ADD_FAILURE() << "float prefixes are not the first launch's bits";
