@@ -5,7 +5,6 @@
 // same moment) gets memory of its own for that launch. Nothing here waits on a lock.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -18,13 +17,6 @@ namespace stubjit::detail {
 
 class ReduceScratch {
  public:
-  ReduceScratch() = default;
-  ReduceScratch(const ReduceScratch&) = delete;
-  ReduceScratch& operator=(const ReduceScratch&) = delete;
-  ~ReduceScratch() {
-    if (memory_) device_->deallocate(memory_);
-  }
-
   // Memory of `bytes` for one launch, and `counters` zeros on the host to clear its
   // counters with (copied to the device by the launch: a launch that failed part-way
   // may have left counts behind).
@@ -44,24 +36,15 @@ class ReduceScratch {
   };
 
   Lease acquire(Device& device, std::size_t bytes, std::size_t counters) {
-    if (!busy_.exchange(true, std::memory_order_acquire)) {
+    if (kept_.take()) {
       try {
-        if (memory_ && (bytes_ < bytes || device_ != &device)) {
-          device_->deallocate(memory_);  // every launch that used it has finished
-          memory_ = nullptr;
-          bytes_ = 0;
-        }
-        if (!memory_) {
-          memory_ = device.allocate(bytes);
-          bytes_ = bytes;
-          device_ = &device;
-        }
+        kept_.fit(device, bytes);
         if (zeros_.size() < counters) zeros_.resize(counters, 0);
       } catch (...) {
-        busy_.store(false, std::memory_order_release);
+        kept_.give_back();
         throw;
       }
-      Lease lease(MemoryLease::kept(busy_, memory_));
+      Lease lease(kept_.lease());
       lease.shared_zeros_ = zeros_.data();
       return lease;
     }
@@ -71,11 +54,8 @@ class ReduceScratch {
   }
 
  private:
-  std::atomic<bool> busy_{false};
-  Device* device_ = nullptr;
-  void* memory_ = nullptr;
-  std::size_t bytes_ = 0;
-  std::vector<std::uint32_t> zeros_;
+  KeptMemory kept_;
+  std::vector<std::uint32_t> zeros_;  // written only by the launch that holds kept_
 };
 
 }  // namespace stubjit::detail

@@ -14,7 +14,6 @@
 // a lock.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -33,9 +32,6 @@ class ScanStatus {
   explicit ScanStatus(std::uint32_t epochs = most_epochs) : epochs_(epochs) {}
   ScanStatus(const ScanStatus&) = delete;
   ScanStatus& operator=(const ScanStatus&) = delete;
-  ~ScanStatus() {
-    if (memory_) device_->deallocate(memory_);
-  }
 
   class Lease {
    public:
@@ -55,29 +51,19 @@ class ScanStatus {
   // flags where they must be) before anything the launch issues after it.
   Lease acquire(Device& device, std::uint64_t groups, StreamState* stream) {
     const std::size_t words = static_cast<std::size_t>(groups) + 1;
-    if (!busy_.exchange(true, std::memory_order_acquire)) {
+    if (kept_.take()) {
       try {
-        if (memory_ && (words_ < words || device_ != &device)) {
-          device_->deallocate(memory_);  // every launch that used it has finished
-          memory_ = nullptr;
-          words_ = 0;
-        }
-        if (!memory_) {
-          memory_ = device.allocate(words * sizeof(std::uint32_t));
-          words_ = words;
-          device_ = &device;
-          must_clear_ = true;
-        }
+        if (kept_.fit(device, words * sizeof(std::uint32_t))) must_clear_ = true;
         if (++epoch_ >= epochs_) must_clear_ = true;
         if (must_clear_) epoch_ = 1;
         // Cleared whole until a clear succeeds (a failed one leaves must_clear_ set).
-        zero(device, memory_, must_clear_ ? words_ : 1, stream);
+        zero(device, kept_.data(), must_clear_ ? kept_.bytes() / sizeof(std::uint32_t) : 1, stream);
         must_clear_ = false;
       } catch (...) {
-        busy_.store(false, std::memory_order_release);
+        kept_.give_back();
         throw;
       }
-      return Lease(MemoryLease::kept(busy_, memory_), epoch_);
+      return Lease(kept_.lease(), epoch_);
     }
     Lease lease(MemoryLease::own(device, words * sizeof(std::uint32_t)), 1);
     zero(device, lease.data(), words, stream);  // a failure frees it with the lease
@@ -98,10 +84,7 @@ class ScanStatus {
   }
 
   const std::uint32_t epochs_;
-  std::atomic<bool> busy_{false};
-  Device* device_ = nullptr;
-  void* memory_ = nullptr;
-  std::size_t words_ = 0;
+  KeptMemory kept_;
   std::uint32_t epoch_ = 0;
   bool must_clear_ = false;  // the flags may hold anything (new memory, a failed clear)
 };
