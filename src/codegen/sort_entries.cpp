@@ -37,20 +37,84 @@ std::vector<const Param*> payloads_of(const StubContext& context) {
 
 // The order's expression over keys a and b: true where a goes before b. A built-in
 // order over floating-point keys puts NaNs (which compare false with everything) last,
-// in ascending and descending order alike, so that it is a strict weak order.
+// in ascending and descending order alike, so that it is a strict weak order. Its
+// parts are combined with | and &, not || and &&: a short circuit is a branch, which
+// kept the merges' selection (sort.h, merge_run) from being branch-free.
 std::string less_expression(const Param& keys) {
-  const std::string nan_last = is_float_type(keys.type) ? " || (b != b && a == a)" : "";
+  const bool real = is_float_type(keys.type);
+  const std::string nan_last = real ? " | ((b != b) & (a == a))" : "";
   switch (keys.sort) {
     case SortOrder::ascending:
-      return "a < b" + nan_last;
+      return (real ? "(a < b)" : "a < b") + nan_last;
     case SortOrder::descending:
-      return "b < a" + nan_last;
+      return (real ? "(b < a)" : "b < a") + nan_last;
     case SortOrder::custom:
       return "stubjit_user::stubjit_less(a, b)";
     case SortOrder::none:
       break;
   }
   throw Error("sort stub for keys without an order");
+}
+
+// The unsigned type of the keys' radix bits (kernels/stubjit/sort.h, radix_sort_run),
+// or null where the keys sort by merges alone: custom orders, halves and complex keys.
+const char* radix_bits_type(const Param& keys) {
+  if (keys.sort == SortOrder::custom) return nullptr;
+  switch (keys.type) {
+    case ElementType::boolean:
+    case ElementType::i8:
+    case ElementType::u8:
+      return "stubjit::u8";
+    case ElementType::i16:
+    case ElementType::u16:
+      return "stubjit::u16";
+    case ElementType::i32:
+    case ElementType::u32:
+    case ElementType::f32:
+      return "stubjit::u32";
+    case ElementType::i64:
+    case ElementType::u64:
+    case ElementType::f64:
+      return "stubjit::u64";
+    default:
+      return nullptr;
+  }
+}
+
+// stubjit_sort::radix_t, the keys' radix bits: unsigned, in the order of the sort, and
+// equal for keys it holds equal. Signed integers with the sign bit flipped; reals with
+// NaNs (all of them: the order keeps them last either way) the largest, -0 as +0, and
+// the rest by their sign: negative ones complemented, the others with the sign bit
+// set. Descending: the complement (NaNs still the largest).
+void emit_radix(const StubContext& context, const Param& keys, const char* bits) {
+  SourceWriter& out = context.out();
+  const bool real = is_float_type(keys.type);
+  const bool descending = keys.sort == SortOrder::descending;
+  out.line(0, "namespace stubjit_sort {");
+  out.line(0, "struct radix_t {");
+  out.line(1, std::string("typedef ") + bits + " bits;");
+  out.line(1, "bits operator()(key_t k) const {");
+  out.line(2, "const bits top = bits(bits(1) << (8 * sizeof(bits) - 1));");
+  if (real) {
+    out.line(2, "if (k != k) return bits(~bits(0));");
+    out.line(2, "bits r = 0;");
+    out.line(2, "if (k != 0) __builtin_memcpy(&r, &k, sizeof r);");
+    out.line(2, "r = (r & top) ? bits(~r) : bits(r | top);");
+  } else if (keys.type == ElementType::boolean) {
+    out.line(2, "(void)top;");
+    out.line(2, "const bits r = k ? 1 : 0;");
+  } else if (keys.type == ElementType::u8 || keys.type == ElementType::u16 ||
+             keys.type == ElementType::u32 || keys.type == ElementType::u64) {
+    out.line(2, "(void)top;");
+    out.line(2, "const bits r = bits(k);");
+  } else {
+    out.line(2, "const bits r = bits(bits(k) ^ top);");
+  }
+  out.line(2, descending ? "return bits(~r);" : "return r;");
+  out.line(1, "}");
+  out.line(0, "};");
+  out.line(0, "}  // namespace stubjit_sort");
+  out.raw("\n");
 }
 
 // The member of a record and a buffer for payload number j.
@@ -210,6 +274,8 @@ EntryHead sort_entry_head(const StubContext& context) {
 void emit_cpp_sort_entry(const StubContext& context) {
   SourceWriter& out = context.out();
   const bool runs = context.request().pattern == Pattern::sort_runs;
+  const char* const radix = runs ? radix_bits_type(keys_of(context)) : nullptr;
+  if (radix) emit_radix(context, keys_of(context), radix);
   emit_cpp_entry_head(context, sort_entry_head(context));
   emit_buffers(context, 1);
   emit_length(context, 1);
@@ -222,9 +288,10 @@ void emit_cpp_sort_entry(const StubContext& context) {
     out.line(2, "const stubjit::u64 stubjit_base = stubjit_segment * stubjit_length;");
     out.line(2, "for (stubjit::u64 stubjit_k = stubjit_lo; stubjit_k < stubjit_hi; ++stubjit_k)");
     out.line(3, "stubjit_evaluate(stubjit_k, stubjit_base + stubjit_k);");
-    out.line(2,
-             "stubjit::sort_run(stubjit_to, stubjit_spare, stubjit_base + stubjit_lo, stubjit_hi "
-             "- stubjit_lo, stubjit_sort::less_t());");
+    out.line(2, std::string(radix ? "stubjit::radix_sort_run" : "stubjit::sort_run") +
+                    "(stubjit_to, stubjit_spare, stubjit_base + stubjit_lo, stubjit_hi - "
+                    "stubjit_lo, " +
+                    (radix ? "stubjit_sort::radix_t());" : "stubjit_sort::less_t());"));
     out.line(2, "// A segment of one part: sorted, into the fields (no merge pass follows).");
     out.line(2, "if (stubjit_rp.into_fields)");
     out.line(3, "for (stubjit::u64 stubjit_k = stubjit_lo; stubjit_k < stubjit_hi; ++stubjit_k)");

@@ -108,8 +108,9 @@ std::string entry_name(const StubRequest& request);
 // and a CPU stub's general copy of its loops, where views have run-time strides, keeps
 // its loop over a run rolled; 17: a CPU reduce or scan-partials stub keeps its loops over
 // the lanes out of the loop vectorizer; 18: a GPU scan that splits a segment scans it in
-// one pass, each part's prefix by a look-back).
-inline constexpr int generator_version = 18;
+// one pass, each part's prefix by a look-back; 19: a CPU sort's part of keys of a built-in
+// order sorts by radix, and merges select rather than branch).
+inline constexpr int generator_version = 19;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

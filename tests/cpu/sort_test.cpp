@@ -148,6 +148,119 @@ TEST(SortOrders, SmallFloatNansGoLastToo) {
                               [&](bfloat16 a, bfloat16 b) { return down(float(a), float(b)); });
 }
 
+// Keys drawn from `pool` (many ties) sorted with the sorting permutation as a payload,
+// alone and in parts, both orders: each permutation must be std::stable_sort's, and the
+// keys its bits. A CPU part with a built-in order sorts by radix (sort.h), which sees a
+// key's bits: NaNs of either sign or with a payload must still go last and keep their
+// order among themselves, -0 and +0 keep theirs, and signed extremes go to their ends.
+template <class T, class Less>
+void expect_pool_sorted_stably(Runtime& runtime, const std::string& name, SortOrder order,
+                               const std::vector<T>& pool, Less less) {
+  Kernel kernel = runtime.kernel(
+      {name, {sort<T>("x", order), payload<i64>("perm"), index("i")}, "perm = i[0];"});
+  for (const i64 n : {i64(1000), split_length}) {
+    std::mt19937_64 rng(u64(n) + pool.size());
+    std::vector<T> keys(static_cast<std::size_t>(n));
+    for (std::size_t k = 0; k < keys.size(); ++k) keys[k] = pool[rng() % pool.size()];
+    Field x = runtime.allocate<T>({n});
+    Field perm = runtime.allocate<i64>({n});
+    x.copy_from(keys);
+    EXPECT_EQ(kernel.launch(Domain{n}, x, perm).reduce_parts > 1, n == split_length) << name;
+    const std::vector<i64> want = test::host_sort_permutation(keys, {n}, 0, less);
+    EXPECT_EQ(perm.to_vector<i64>(), want) << name << " " << n;
+    const std::vector<T> sorted = test::host_apply_permutation(keys, want, {n}, 0);
+    const std::vector<T> got = x.to_vector<T>();
+    if constexpr (std::is_same_v<T, bool>) {
+      EXPECT_EQ(got, sorted) << name << " " << n;
+    } else {
+      EXPECT_EQ(std::memcmp(got.data(), sorted.data(), sizeof(T) * sorted.size()), 0)
+          << name << " " << n;
+    }
+  }
+}
+
+template <class T>
+std::vector<T> special_reals() {
+  using limits = std::numeric_limits<T>;
+  const T nan = limits::quiet_NaN();
+  T payload_nan = nan, negative_payload_nan = nan;
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, u64>;
+  Bits bits = 0;
+  std::memcpy(&bits, &nan, sizeof bits);
+  bits |= 5;  // a payload in the mantissa
+  std::memcpy(&payload_nan, &bits, sizeof bits);
+  bits |= Bits(1) << (8 * sizeof(Bits) - 1);  // and the sign bit
+  std::memcpy(&negative_payload_nan, &bits, sizeof bits);
+  return {nan,
+          -nan,
+          payload_nan,
+          negative_payload_nan,
+          T(0),
+          -T(0),
+          limits::infinity(),
+          -limits::infinity(),
+          limits::max(),
+          limits::lowest(),
+          limits::denorm_min(),
+          -limits::denorm_min(),
+          limits::min(),
+          T(1),
+          T(-1),
+          T(0.5),
+          T(-2.75),
+          T(1e-30)};
+}
+
+TEST(SortOrders, NansOfEitherSignAndSignedZerosKeepTheirOrderAloneAndInParts) {
+  Runtime runtime(test::cpu_memory_only_options());
+  const auto up = [](auto a, auto b) { return a < b || (std::isnan(b) && !std::isnan(a)); };
+  const auto down = [](auto a, auto b) { return b < a || (std::isnan(b) && !std::isnan(a)); };
+  expect_pool_sorted_stably(runtime, "pool_f32_up", SortOrder::ascending, special_reals<float>(),
+                            up);
+  expect_pool_sorted_stably(runtime, "pool_f32_down", SortOrder::descending, special_reals<float>(),
+                            down);
+  expect_pool_sorted_stably(runtime, "pool_f64_up", SortOrder::ascending, special_reals<double>(),
+                            up);
+  expect_pool_sorted_stably(runtime, "pool_f64_down", SortOrder::descending,
+                            special_reals<double>(), down);
+}
+
+TEST(SortOrders, IntegerExtremesAndTiesKeepTheirOrderAloneAndInParts) {
+  Runtime runtime(test::cpu_memory_only_options());
+  const auto up = [](auto a, auto b) { return a < b; };
+  const auto down = [](auto a, auto b) { return b < a; };
+  using i8 = std::int8_t;
+  using i32 = std::int32_t;
+  const std::vector<i8> bytes = {-128, 127, 0, -1, 1, 64, -64};
+  const std::vector<i32> words = {std::numeric_limits<i32>::min(),
+                                  std::numeric_limits<i32>::max(),
+                                  0,
+                                  -1,
+                                  1,
+                                  256,
+                                  -256,
+                                  65536,
+                                  -65537};
+  const std::vector<i64> longs = {std::numeric_limits<i64>::min(),
+                                  std::numeric_limits<i64>::max(),
+                                  0,
+                                  -1,
+                                  1,
+                                  i64(1) << 40,
+                                  -(i64(1) << 40),
+                                  255,
+                                  -255};
+  const std::vector<u64> unsigned_longs = {0, 1, ~u64(0), u64(1) << 63, (u64(1) << 63) - 1, 256};
+  expect_pool_sorted_stably(runtime, "pool_i8_up", SortOrder::ascending, bytes, up);
+  expect_pool_sorted_stably(runtime, "pool_i8_down", SortOrder::descending, bytes, down);
+  expect_pool_sorted_stably(runtime, "pool_i32_up", SortOrder::ascending, words, up);
+  expect_pool_sorted_stably(runtime, "pool_i32_down", SortOrder::descending, words, down);
+  expect_pool_sorted_stably(runtime, "pool_i64_up", SortOrder::ascending, longs, up);
+  expect_pool_sorted_stably(runtime, "pool_u64_down", SortOrder::descending, unsigned_longs, down);
+  expect_pool_sorted_stably(runtime, "pool_bool_down", SortOrder::descending,
+                            std::vector<bool>{true, false}, down);
+}
+
 TEST(SortOrders, CustomOrdersOfRealAndComplexKeys) {
   Runtime runtime(test::cpu_memory_only_options());
   const std::vector<double> keys = random_keys<double>(std::size_t(split_length), 5);
@@ -556,6 +669,27 @@ TEST(SortPrepare, PrepareCompilesBothStagesAndTheLaunchNothing) {
             test::host_sort(keys, {split_length}, 0, [](i64 a, i64 b) { return a < b; }));
   const std::string source = kernel.stub_source(Domain{split_length}, {x});
   EXPECT_NE(source.find(", sort_runs along dimension 0, rank 1"), std::string::npos) << source;
+}
+
+// A CPU part with a built-in order of integer, bool, float or double keys sorts by
+// radix; custom orders and half-precision keys by merges (the first stage's stub).
+TEST(SortStubs, BuiltInOrdersSortPartsByRadixOthersByMerges) {
+  Runtime runtime(test::cpu_memory_only_options());
+  const auto runs_call = [&](Param keys, ElementType type) {
+    Kernel kernel = runtime.kernel({"sort_stage", {std::move(keys)}, ""});
+    Field x = runtime.allocate(type, {64});
+    const std::string source = kernel.stub_source(Domain{64}, {x});
+    const bool radix = source.find("stubjit::radix_sort_run(") != std::string::npos;
+    const bool merges = source.find("stubjit::sort_run(") != std::string::npos;
+    EXPECT_NE(radix, merges) << source;
+    return radix ? "radix" : "merges";
+  };
+  EXPECT_STREQ(runs_call(sort<float>("x"), ElementType::f32), "radix");
+  EXPECT_STREQ(runs_call(sort<double>("x", SortOrder::descending), ElementType::f64), "radix");
+  EXPECT_STREQ(runs_call(sort<std::int16_t>("x"), ElementType::i16), "radix");
+  EXPECT_STREQ(runs_call(sort<bool>("x"), ElementType::boolean), "radix");
+  EXPECT_STREQ(runs_call(sort<float>("x", "b < a"), ElementType::f32), "merges");
+  EXPECT_STREQ(runs_call(sort<float16>("x"), ElementType::float16), "merges");
 }
 
 }  // namespace
