@@ -36,6 +36,8 @@ class Device {
 
   virtual DeviceLimits limits() const = 0;
   virtual std::string description() const = 0;
+  // A host device: the threads its dispatches' groups are shared among. 0 for a GPU.
+  virtual unsigned host_workers() const { return 0; }
 
   // Throws BackendError when the binary cannot be loaded here.
   virtual std::unique_ptr<Module> load(const Binary& binary, const std::string& entry) = 0;

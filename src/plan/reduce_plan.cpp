@@ -9,16 +9,13 @@ using u64 = std::uint64_t;
 
 u64 div_ceil(u64 a, u64 b) { return a / b + (a % b != 0 ? 1 : 0); }
 
-}  // namespace
-
-ReduceLayout reduce_layout(u64 segments, u64 length, std::uint32_t group_threads) {
+// Segments of more than min_part values split while there are fewer than `target`,
+// into at most max_parts parts.
+ReduceLayout split_layout(u64 segments, u64 length, u64 min_part, u64 target) {
   ReduceLayout layout;
   layout.segments = segments;
   layout.length = length;
   if (segments == 0 || length == 0) return layout;  // one group per segment, nothing to split
-  const bool host = group_threads == 0;
-  const u64 min_part = host ? host_min_part : u64(group_threads) * device_values_per_thread;
-  const u64 target = host ? host_target_groups : device_target_groups;
   u64 parts = 1;
   if (segments < target && length > min_part) {
     parts = std::min({div_ceil(target, segments), div_ceil(length, min_part), max_parts});
@@ -29,6 +26,15 @@ ReduceLayout reduce_layout(u64 segments, u64 length, std::uint32_t group_threads
   return layout;
 }
 
+}  // namespace
+
+ReduceLayout reduce_layout(u64 segments, u64 length, std::uint32_t group_threads) {
+  const bool host = group_threads == 0;
+  return split_layout(segments, length,
+                      host ? host_min_part : u64(group_threads) * device_values_per_thread,
+                      host ? host_target_groups : device_target_groups);
+}
+
 ReduceLayout scan_layout(u64 segments, u64 length, std::uint32_t group_threads) {
   ReduceLayout layout = reduce_layout(segments, length, group_threads);
   if (group_threads == 0 || layout.parts == 1) return layout;
@@ -37,8 +43,12 @@ ReduceLayout scan_layout(u64 segments, u64 length, std::uint32_t group_threads) 
   return layout;
 }
 
-ReduceLayout sort_layout(u64 segments, u64 length, std::uint32_t group_threads) {
-  if (group_threads == 0) return reduce_layout(segments, length, 0);
+ReduceLayout sort_layout(u64 segments, u64 length, std::uint32_t group_threads,
+                         unsigned host_workers) {
+  if (group_threads == 0)
+    return split_layout(
+        segments, length, host_min_part,
+        std::max(host_sort_min_target, host_sort_parts_per_worker * u64(host_workers)));
   ReduceLayout layout;
   layout.segments = segments;
   layout.length = length;

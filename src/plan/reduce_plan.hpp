@@ -44,10 +44,22 @@ ReduceLayout scan_layout(std::uint64_t segments, std::uint64_t length, std::uint
 // merges the threads' runs (kernels/stubjit/sort.h).
 inline constexpr std::uint64_t device_sort_thread_run = 8;
 
-// A sort's layout: on a host a reduction's (the parts then merged in pairs, in passes,
-// each group its part of a pass's output); on a GPU parts of the group's threads times
+// Parts a host sort aims at per worker thread, and at least: a part sorts by radix or
+// merges in one thread, the parts then merge in pairs, a pass over the memory per
+// doubling, so the fewer the parts the fewer the passes, as long as every worker has
+// parts to sort (two each: some slack for an uneven machine).
+inline constexpr std::uint64_t host_sort_parts_per_worker = 2;
+inline constexpr std::uint64_t host_sort_min_target = 4;
+
+// A sort's layout: on a host a reduction's split (parts of at least host_min_part, at
+// most max_parts), but aiming at host_sort_parts_per_worker parts per worker of
+// `host_workers` (and at least host_sort_min_target) rather than host_target_groups;
+// the parts are then merged in pairs, in passes, each group its part of a pass's
+// output. A stable sort's result does not depend on its parts, so unlike a reduction's
+// this layout may follow the machine. On a GPU parts of the group's threads times
 // device_sort_thread_run elements, as many as a segment needs (no most: a merge pass
 // needs no partials).
-ReduceLayout sort_layout(std::uint64_t segments, std::uint64_t length, std::uint32_t group_threads);
+ReduceLayout sort_layout(std::uint64_t segments, std::uint64_t length, std::uint32_t group_threads,
+                         unsigned host_workers);
 
 }  // namespace stubjit::detail

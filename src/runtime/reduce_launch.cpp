@@ -135,7 +135,8 @@ void plan_groups(const KernelState& kernel, const LaunchOptions& options, std::u
   const u64 segments = out.layout.segments;
   const u64 length = out.layout.length;
   const std::uint32_t device_threads = out.device_threads ? threads : 0;
-  out.layout = out.sort   ? sort_layout(segments, length, device_threads)
+  const unsigned workers = runtime.device ? runtime.device->host_workers() : 0;
+  out.layout = out.sort   ? sort_layout(segments, length, device_threads, workers)
                : out.scan ? scan_layout(segments, length, device_threads)
                           : reduce_layout(segments, length, device_threads);
   Extent3 shape{runtime.limits.max_threads_per_block, 1, 1};  // the CPU: group_launch.cpp

@@ -31,8 +31,9 @@ namespace {
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
-// Pencils this long are split into parts on the CPU (docs/patterns.md: as many as
-// 32768 goes into the length, rounded up), then merged in passes.
+// Pencils this long are split into parts on the CPU (docs/patterns.md: two per worker
+// thread and at least four, at most as many as 32768 goes into the length, rounded
+// up), then merged in passes.
 constexpr i64 split_length = 300001;
 
 // Values of a fixed pseudo-random sequence: integers in the whole range of T, reals in
@@ -398,6 +399,37 @@ TEST(SortRanks, LongPencilsSplitIntoPartsAlongEachDimension) {
     const std::vector<i64> counts =
         along == 0 ? std::vector<i64>{150001, 3} : std::vector<i64>{3, 150001};
     expect_box_sorted(runtime, kernel, counts, along, 99);
+  }
+}
+
+// A host sort aims at two parts per worker thread (at least four): with 1, 3 and 5
+// workers a pencil of split_length is 4, 6 and 10 parts, so the passes merge an odd
+// number of runs too (6: 3 runs, then 2; 10: 5, 3, 2), each with its permutation the
+// host's, for keys sorted by radix and by a custom order's merges.
+TEST(SortRanks, PartsFollowTheWorkersAndOddRunCountsMergeToo) {
+  const std::vector<float> keys = random_keys<float>(std::size_t(split_length), 12);
+  for (const auto& [workers, parts] : {std::pair{1u, 4u}, {3u, 6u}, {5u, 10u}}) {
+    RuntimeOptions options = test::cpu_memory_only_options();
+    options.cpu_threads = workers;
+    Runtime runtime(options);
+    for (const bool custom : {false, true}) {
+      Kernel kernel = runtime.kernel({custom ? "sort_workers_custom" : "sort_workers",
+                                      {custom ? sort<float>("x", "b < a") : sort<float>("x"),
+                                       payload<i64>("perm"), index("i")},
+                                      "perm = i[0];"});
+      Field x = runtime.allocate<float>({split_length});
+      Field perm = runtime.allocate<i64>({split_length});
+      x.copy_from(keys);
+      EXPECT_EQ(kernel.launch(Domain{split_length}, x, perm).reduce_parts, parts) << workers;
+      const std::vector<i64> want =
+          custom ? test::host_sort_permutation(keys, {split_length}, 0,
+                                               [](float a, float b) { return b < a; })
+                 : test::host_sort_permutation(keys, {split_length}, 0,
+                                               [](float a, float b) { return a < b; });
+      EXPECT_EQ(perm.to_vector<i64>(), want) << workers << (custom ? " custom" : "");
+      EXPECT_EQ(x.to_vector<float>(), test::host_apply_permutation(keys, want, {split_length}, 0))
+          << workers << (custom ? " custom" : "");
+    }
   }
 }
 

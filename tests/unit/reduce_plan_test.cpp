@@ -175,5 +175,34 @@ TEST(ScanLayout, ADeviceSplitsASegmentIntoTilesOfItsGroup) {
   EXPECT_EQ(layout.groups(), 243u);
 }
 
+// sort_layout on a host: a reduction's split, aiming at 2 parts per worker thread and
+// at least 4 (worked out by hand); on a device parts of threads * 8 elements.
+TEST(SortLayout, AHostAimsAtTwoPartsPerWorker) {
+  EXPECT_EQ(host_sort_parts_per_worker, u64(2));
+  EXPECT_EQ(host_sort_min_target, u64(4));
+  const auto expect = [](u64 segments, u64 length, unsigned workers, u64 parts, u64 part_length) {
+    const ReduceLayout layout = sort_layout(segments, length, 0, workers);
+    EXPECT_EQ(layout.parts, parts) << segments << " x " << length << ", " << workers;
+    EXPECT_EQ(layout.part_length, part_length) << segments << " x " << length << ", " << workers;
+  };
+  // 2^26 keys: 2 workers (or none known, or 1) aim at 4 parts of 2^24; 64 workers at 128
+  // parts of 2^19.
+  expect(1, u64(1) << 26, 2, 4, u64(1) << 24);
+  expect(1, u64(1) << 26, 0, 4, u64(1) << 24);
+  expect(1, u64(1) << 26, 1, 4, u64(1) << 24);
+  expect(1, u64(1) << 26, 64, 128, u64(1) << 19);
+  // 300001 keys, 8 workers: min(16, ceil(300001 / 32768) = 10) = 10 parts of 30001.
+  expect(1, 300001, 8, 10, 30001);
+  // 3 segments of 10^6, 4 workers: ceil(8 / 3) = 3 parts each of 333334.
+  expect(3, 1000000, 4, 3, 333334);
+  // As many segments as the target, or short ones: one part each.
+  expect(8, u64(1) << 26, 4, 1, u64(1) << 26);
+  expect(1, 32768, 64, 1, 32768);
+  // A device: tiles of the group's threads * 8, whatever the workers.
+  const ReduceLayout device = sort_layout(1, 5000, 128, 0);
+  EXPECT_EQ(device.part_length, 1024u);
+  EXPECT_EQ(device.parts, 5u);
+}
+
 }  // namespace
 }  // namespace stubjit::detail

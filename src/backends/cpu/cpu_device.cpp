@@ -26,6 +26,7 @@ class CpuDevice final : public Device {
   explicit CpuDevice(unsigned threads) : threads_(threads) {}
 
   DeviceLimits limits() const override { return cpu_limits(); }
+  unsigned host_workers() const override { return detail::host_workers(threads_); }
   std::string description() const override {
     return host_cpu().model + ", " + std::to_string(std::thread::hardware_concurrency()) +
            " hardware threads";

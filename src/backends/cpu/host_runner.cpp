@@ -24,6 +24,10 @@ u8* group_memory(std::uint32_t bytes) {
 
 }  // namespace
 
+unsigned host_workers(unsigned threads) {
+  return threads != 0 ? threads : static_cast<unsigned>(std::max(omp_get_max_threads(), 1));
+}
+
 void run_groups(CpuEntry entry, const void* args, const LaunchParams& lp, unsigned threads) {
   const u64 groups = lp.grid[0] * lp.grid[1] * lp.grid[2];
   if (groups == 0) return;
@@ -33,7 +37,7 @@ void run_groups(CpuEntry entry, const void* args, const LaunchParams& lp, unsign
     entry(args, &lp, 0, groups, group_memory(lp.shared_bytes));
     return;
   }
-  const int workers = threads != 0 ? static_cast<int>(threads) : omp_get_max_threads();
+  const int workers = static_cast<int>(host_workers(threads));
   if (workers <= 1) {
     entry(args, &lp, 0, groups, group_memory(lp.shared_bytes));
     return;
