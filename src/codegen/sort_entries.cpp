@@ -6,7 +6,8 @@
 // of the group's part (the body run, the key the field's element until the body sets
 // it, the payloads the fields' elements, which the body may set) into the launch's
 // buffer `to` at the element's dense position, segment * length + k, and sorts the
-// part there: on the CPU the group alone (sort_run); on a GPU each thread a run of
+// part there: on the CPU the group alone (radix_sort_run for a built-in order of keys
+// radix_bits_type names, else sort_run); on a GPU each thread a run of
 // thread_run elements by insertion, then the group's threads merge the runs in pairs,
 // a barrier between passes. Where a segment is one part (into_fields), the sorted part
 // goes into the fields and no merge pass follows. sort_merge merges runs of `width` in
