@@ -13,7 +13,8 @@
 // A merge is stable: of keys that compare equal, the left run's go first. Each group
 // (and on a GPU each thread) finds where its share of a merge's output starts by a
 // binary search along the merge path (merge_split), then merges sequentially
-// (merge_run): no group waits for another.
+// (merge_run; on the CPU the share's two halves in lockstep, merge_run_pair): no group
+// waits for another.
 #ifndef STUBJIT_SORT_H
 #define STUBJIT_SORT_H
 
@@ -98,6 +99,9 @@ STUBJIT_HD void merge_run(const Key* a, u64 na, const Key* b, u64 nb, u64 i, u64
 }
 
 #if !defined(STUBJIT_DEVICE_COMPILER)
+// Outputs a CPU share needs at least before its halves merge in lockstep.
+constexpr u64 merge_pair_least = 64;
+
 // Two stretches of the merge of a[0, na) and b[0, nb) at once, in lockstep: n0 outputs
 // from position (i0, j0) as outputs [0, n0), n1 from (i1, j1) as [n0, n0 + n1); put as
 // merge_run's. Each output's comparison waits on the one before it (which index moved),
@@ -126,24 +130,28 @@ void merge_run_pair(const Key* a, u64 na, const Key* b, u64 nb, u64 i0, u64 j0, 
 
 // Outputs [begin, begin + count) of the merge of the runs at `at` of buffer x: a of
 // na elements, b right after it of nb; put(o, index in x) for output begin + o. On the
-// CPU the outputs' two halves merge in lockstep (merge_run_pair); a GPU thread merges
-// its share alone, beside the other threads.
+// CPU the two halves of merge_pair_least outputs or more merge in lockstep
+// (merge_run_pair); a GPU thread merges its share alone, beside the other threads.
 template <class Buffer, class Less, class Put>
 STUBJIT_HD void merge_outputs(const Buffer& x, u64 at, u64 na, u64 nb, u64 begin, u64 count,
                               Less less, const Put& put) {
   const auto* a = x.keys + at;
   const auto* b = a + na;
   const auto put_x = [&](u64 o, u64 k) { put(o, at + k); };
-#if defined(STUBJIT_DEVICE_COMPILER)
+#if !defined(STUBJIT_DEVICE_COMPILER)
+  // Short shares (a part's first merges by a custom order, sort_run) in one chain: the
+  // second search would cost more than the lockstep saves.
+  if (count >= merge_pair_least) {
+    const u64 half = count / 2;
+    const u64 i0 = merge_split(a, na, b, nb, begin, less);
+    const u64 i1 = merge_split(a, na, b, nb, begin + half, less);
+    merge_run_pair(a, na, b, nb, i0, begin - i0, half, i1, begin + half - i1, count - half, less,
+                   put_x);
+    return;
+  }
+#endif
   const u64 i = merge_split(a, na, b, nb, begin, less);
   merge_run(a, na, b, nb, i, begin - i, count, less, put_x);
-#else
-  const u64 half = count / 2;
-  const u64 i0 = merge_split(a, na, b, nb, begin, less);
-  const u64 i1 = merge_split(a, na, b, nb, begin + half, less);
-  merge_run_pair(a, na, b, nb, i0, begin - i0, half, i1, begin + half - i1, count - half, less,
-                 put_x);
-#endif
 }
 
 // Sorts the n elements of buffer x at `at` by insertion, stably (runs short enough
@@ -168,7 +176,9 @@ STUBJIT_HD void insertion_sort(Buffer& x, u64 at, u64 n, Less less) {
 // digits; then a pass a byte moves each element to its digit's next position, in order
 // (stable), but a byte every key shares moves nothing and is skipped. The CPU's sort
 // of a part with a built-in order: a pass a byte costs less than the log2(n) passes of
-// comparing merges, whose branches on random keys the processor cannot predict.
+// comparing merges. The counts take 2 KiB of the thread's stack per byte of a key
+// (16 KiB for 8-byte keys): a host worker's, or the launching thread's where a dispatch
+// runs on it.
 template <class Buffer, class Radix>
 STUBJIT_HD void radix_sort_run(Buffer& x, Buffer& y, u64 at, u64 n, Radix radix) {
   typedef typename Radix::bits bits;

@@ -36,7 +36,8 @@ class Device {
 
   virtual DeviceLimits limits() const = 0;
   virtual std::string description() const = 0;
-  // A host device: the threads its dispatches' groups are shared among. 0 for a GPU.
+  // A host device: the threads its dispatches' groups are shared among. 0: not known
+  // (a GPU, or a host device that does not say).
   virtual unsigned host_workers() const { return 0; }
 
   // Throws BackendError when the binary cannot be loaded here.

@@ -86,7 +86,10 @@ const char* radix_bits_type(const Param& keys) {
 // equal for keys it holds equal. Signed integers with the sign bit flipped; reals with
 // NaNs (all of them: the order keeps them last either way) the largest, -0 as +0, and
 // the rest by their sign: negative ones complemented, the others with the sign bit
-// set. Descending: the complement (NaNs still the largest).
+// set. Descending: the complement (NaNs still the largest). A NaN is told by its bits
+// (a magnitude above infinity's), which a user's -ffinite-math-only cannot fold away;
+// zero by comparing, as less_t does (so that where denormals count as zero, they do
+// here too).
 void emit_radix(const StubContext& context, const Param& keys, const char* bits) {
   SourceWriter& out = context.out();
   const bool real = is_float_type(keys.type);
@@ -97,9 +100,12 @@ void emit_radix(const StubContext& context, const Param& keys, const char* bits)
   out.line(1, "bits operator()(key_t k) const {");
   out.line(2, "const bits top = bits(bits(1) << (8 * sizeof(bits) - 1));");
   if (real) {
-    out.line(2, "if (k != k) return bits(~bits(0));");
+    const std::string infinity =
+        keys.type == ElementType::f32 ? "bits(0x7f800000u)" : "bits(0x7ff0000000000000ull)";
     out.line(2, "bits r = 0;");
-    out.line(2, "if (k != 0) __builtin_memcpy(&r, &k, sizeof r);");
+    out.line(2, "__builtin_memcpy(&r, &k, sizeof r);");
+    out.line(2, "if (bits(r & bits(~top)) > " + infinity + ") return bits(~bits(0));");
+    out.line(2, "if (k == 0) r = 0;");
     out.line(2, "r = (r & top) ? bits(~r) : bits(r | top);");
   } else if (keys.type == ElementType::boolean) {
     out.line(2, "(void)top;");

@@ -39,18 +39,26 @@ std::vector<T> host_scan(const std::vector<T>& values, const std::vector<std::in
   return out;
 }
 
+// A float prefix out of bounds: its position and the host's double-precision prefix.
+struct FloatPrefixOffBound {
+  std::size_t k;
+  double host;
+};
+
 // The first prefix k of a float sum's `n` results `got` (inclusive, over `values`)
 // farther from the double-precision prefix than (k + 8) epsilon times the sum of the
 // magnitudes so far: a bound on rounding that no order of combination exceeds (a loose
 // one: the exact checks are the integer scans'). A NaN is never within it. None: all are.
-inline std::optional<std::size_t> first_float_prefix_off_bound(const float* got,
-                                                               const float* values, std::size_t n) {
+inline std::optional<FloatPrefixOffBound> first_float_prefix_off_bound(const float* got,
+                                                                       const float* values,
+                                                                       std::size_t n) {
   const double eps = std::numeric_limits<float>::epsilon();
   double running = 0, magnitude = 0;
   for (std::size_t k = 0; k < n; ++k) {
     running += values[k];
     magnitude += std::abs(values[k]);
-    if (!(std::abs(double(got[k]) - running) <= double(k + 8) * eps * magnitude)) return k;
+    if (!(std::abs(double(got[k]) - running) <= double(k + 8) * eps * magnitude))
+      return FloatPrefixOffBound{k, running};
   }
   return std::nullopt;
 }

@@ -260,6 +260,17 @@ TEST(SortOrders, IntegerExtremesAndTiesKeepTheirOrderAloneAndInParts) {
   expect_pool_sorted_stably(runtime, "pool_u64_down", SortOrder::descending, unsigned_longs, down);
   expect_pool_sorted_stably(runtime, "pool_bool_down", SortOrder::descending,
                             std::vector<bool>{true, false}, down);
+  expect_pool_sorted_stably(runtime, "pool_bool_up", SortOrder::ascending,
+                            std::vector<bool>{true, false}, up);
+  expect_pool_sorted_stably(runtime, "pool_u8_down", SortOrder::descending,
+                            std::vector<std::uint8_t>{0, 255, 128, 127, 1}, down);
+  expect_pool_sorted_stably(runtime, "pool_i16_down", SortOrder::descending,
+                            std::vector<std::int16_t>{-32768, 32767, 0, -1, 255, -256}, down);
+  expect_pool_sorted_stably(runtime, "pool_u16_up", SortOrder::ascending,
+                            std::vector<std::uint16_t>{0, 65535, 32768, 32767, 256, 255}, up);
+  expect_pool_sorted_stably(runtime, "pool_u32_up", SortOrder::ascending,
+                            std::vector<std::uint32_t>{0, ~0u, 1u << 31, (1u << 31) - 1, 65536},
+                            up);
 }
 
 TEST(SortOrders, CustomOrdersOfRealAndComplexKeys) {

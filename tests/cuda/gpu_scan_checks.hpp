@@ -165,8 +165,8 @@ inline void check_float_scan_is_deterministic(Runtime& runtime) {
   kernel.launch(Domain{n}, x, y);
   const std::vector<float> second = y.to_vector<float>();
   EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0);
-  if (const auto k = first_float_prefix_off_bound(first.data(), values.data(), values.size()))
-    ADD_FAILURE() << "prefix " << *k << ": " << first[*k] << ", out of bounds";
+  if (const auto off = first_float_prefix_off_bound(first.data(), values.data(), values.size()))
+    ADD_FAILURE() << "prefix " << off->k << ": " << first[off->k] << ", the host's " << off->host;
 }
 
 // A scan in place (an empty body: each value is the field's element), a custom
@@ -338,8 +338,9 @@ inline void check_split_scans_repeat_exactly(Runtime& runtime, i64 n, int launch
     const std::vector<float> got = fy.to_vector<float>();
     if (first.empty()) {
       first = got;
-      if (const auto k = first_float_prefix_off_bound(got.data(), reals.data(), got.size()))
-        ADD_FAILURE() << "float prefix " << *k << ": " << got[*k] << ", out of bounds";
+      if (const auto off = first_float_prefix_off_bound(got.data(), reals.data(), got.size()))
+        ADD_FAILURE() << "float prefix " << off->k << ": " << got[off->k] << ", the host's "
+                      << off->host;
     }
     if (std::memcmp(got.data(), first.data(), got.size() * sizeof(float)) != 0) {
       ADD_FAILURE() << "float prefixes are not the first launch's bits";

@@ -127,10 +127,10 @@ TEST_P(EmulatedScan, LookBackCombinesTheAggregatesOfPartsThatWithheldTheirPrefix
     EXPECT_EQ(std::memcmp(got.data(), every_part.data(), size * sizeof(float)), 0);
     for (std::size_t row = 0; row < std::size_t(rows); ++row) {
       const std::size_t at = row * std::size_t(n);
-      if (const auto k = test::first_float_prefix_off_bound(got.data() + at, reals.data() + at,
-                                                            std::size_t(n)))
-        ADD_FAILURE() << "row " << row << ", prefix " << *k << ": " << got[at + *k]
-                      << ", out of bounds";
+      if (const auto off = test::first_float_prefix_off_bound(got.data() + at, reals.data() + at,
+                                                              std::size_t(n)))
+        ADD_FAILURE() << "row " << row << ", prefix " << off->k << ": " << got[at + off->k]
+                      << ", the host's " << off->host;
     }
   }
 }
