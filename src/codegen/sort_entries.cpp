@@ -86,10 +86,11 @@ const char* radix_bits_type(const Param& keys) {
 // equal for keys it holds equal. Signed integers with the sign bit flipped; reals with
 // NaNs (all of them: the order keeps them last either way) the largest, -0 as +0, and
 // the rest by their sign: negative ones complemented, the others with the sign bit
-// set. Descending: the complement (NaNs still the largest). A NaN is told by its bits
-// (a magnitude above infinity's), which a user's -ffinite-math-only cannot fold away;
-// zero by comparing, as less_t does (so that where denormals count as zero, they do
-// here too).
+// set. Descending: the complement (NaNs still the largest). NaNs (a magnitude above
+// infinity's) and zeros are told by their bits, not by comparing: a user's
+// -ffinite-math-only cannot fold the test away, and the integer tests ran faster
+// (bench/results/patterns.md). (A thread that has the processor treat denormals as
+// zero would see merges hold them equal to zero, and these bits order them.)
 void emit_radix(const StubContext& context, const Param& keys, const char* bits) {
   SourceWriter& out = context.out();
   const bool real = is_float_type(keys.type);
@@ -104,8 +105,9 @@ void emit_radix(const StubContext& context, const Param& keys, const char* bits)
         keys.type == ElementType::f32 ? "bits(0x7f800000u)" : "bits(0x7ff0000000000000ull)";
     out.line(2, "bits r = 0;");
     out.line(2, "__builtin_memcpy(&r, &k, sizeof r);");
-    out.line(2, "if (bits(r & bits(~top)) > " + infinity + ") return bits(~bits(0));");
-    out.line(2, "if (k == 0) r = 0;");
+    out.line(2, "const bits magnitude = bits(r & bits(~top));");
+    out.line(2, "if (magnitude > " + infinity + ") return bits(~bits(0));");
+    out.line(2, "if (magnitude == 0) r = 0;");
     out.line(2, "r = (r & top) ? bits(~r) : bits(r | top);");
   } else if (keys.type == ElementType::boolean) {
     out.line(2, "(void)top;");
