@@ -6,8 +6,8 @@
 //   sort_runs   group g evaluates part g % parts of segment g / parts (the body run
 //               per element) into buffer `to` and sorts it there: a run (where a
 //               segment is one part, into the fields: then no merge pass follows). On
-//               the CPU a built-in order of integer, bool, float or double keys sorts
-//               it by radix (radix_sort_run), any other order by merges (sort_run).
+//               the CPU a built-in order of integer, bool or real keys sorts it by
+//               radix (radix_sort_run), a custom order by merges (sort_run).
 //   sort_merge  merges the runs of `width` elements of buffer `from` in pairs into
 //               buffer `to` or, in the last pass, into the fields.
 // A merge is stable: of keys that compare equal, the left run's go first. Each group

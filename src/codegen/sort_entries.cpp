@@ -58,7 +58,7 @@ std::string less_expression(const Param& keys) {
 }
 
 // The unsigned type of the keys' radix bits (kernels/stubjit/sort.h, radix_sort_run),
-// or null where the keys sort by merges alone: custom orders, halves and complex keys.
+// or null where the keys sort by merges alone: custom orders and complex keys.
 const char* radix_bits_type(const Param& keys) {
   if (keys.sort == SortOrder::custom) return nullptr;
   switch (keys.type) {
@@ -68,6 +68,8 @@ const char* radix_bits_type(const Param& keys) {
       return "stubjit::u8";
     case ElementType::i16:
     case ElementType::u16:
+    case ElementType::float16:
+    case ElementType::bfloat16:
       return "stubjit::u16";
     case ElementType::i32:
     case ElementType::u32:
@@ -101,8 +103,11 @@ void emit_radix(const StubContext& context, const Param& keys, const char* bits)
   out.line(1, "bits operator()(key_t k) const {");
   out.line(2, "const bits top = bits(bits(1) << (8 * sizeof(bits) - 1));");
   if (real) {
-    const std::string infinity =
-        keys.type == ElementType::f32 ? "bits(0x7f800000u)" : "bits(0x7ff0000000000000ull)";
+    // Infinity's bits without the sign: above them, a NaN.
+    const std::string infinity = keys.type == ElementType::f32       ? "bits(0x7f800000u)"
+                                 : keys.type == ElementType::f64     ? "bits(0x7ff0000000000000ull)"
+                                 : keys.type == ElementType::float16 ? "bits(0x7c00u)"
+                                                                     : "bits(0x7f80u)";
     out.line(2, "bits r = 0;");
     out.line(2, "__builtin_memcpy(&r, &k, sizeof r);");
     out.line(2, "const bits magnitude = bits(r & bits(~top));");

@@ -109,8 +109,9 @@ std::string entry_name(const StubRequest& request);
 // its loop over a run rolled; 17: a CPU reduce or scan-partials stub keeps its loops over
 // the lanes out of the loop vectorizer; 18: a GPU scan that splits a segment scans it in
 // one pass, each part's prefix by a look-back; 19: a CPU sort's part of keys of a built-in
-// order sorts by radix, and merges select rather than branch).
-inline constexpr int generator_version = 19;
+// order sorts by radix, and merges select rather than branch; 20: float16 and bfloat16
+// keys too).
+inline constexpr int generator_version = 20;
 const std::string& generator_fingerprint();
 
 }  // namespace stubjit::detail

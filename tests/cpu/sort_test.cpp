@@ -224,6 +224,23 @@ TEST(SortOrders, NansOfEitherSignAndSignedZerosKeepTheirOrderAloneAndInParts) {
                             up);
   expect_pool_sorted_stably(runtime, "pool_f64_down", SortOrder::descending,
                             special_reals<double>(), down);
+  // The 16-bit reals from the floats (each rounded; NaNs keep their sign), their own
+  // extremes and smallest denormals beside.
+  std::vector<float16> halves;
+  std::vector<bfloat16> brains;
+  for (const float v : special_reals<float>()) {
+    halves.push_back(float16(v));
+    brains.push_back(bfloat16(v));
+  }
+  for (const float v : {65504.0f, -65504.0f, 5.9604645e-8f, -5.9604645e-8f})
+    halves.push_back(float16(v));
+  for (const float v : {9.18355e-41f, -9.18355e-41f}) brains.push_back(bfloat16(v));
+  const auto up16 = [&](auto a, auto b) { return up(float(a), float(b)); };
+  const auto down16 = [&](auto a, auto b) { return down(float(a), float(b)); };
+  expect_pool_sorted_stably(runtime, "pool_f16_up", SortOrder::ascending, halves, up16);
+  expect_pool_sorted_stably(runtime, "pool_f16_down", SortOrder::descending, halves, down16);
+  expect_pool_sorted_stably(runtime, "pool_bf16_up", SortOrder::ascending, brains, up16);
+  expect_pool_sorted_stably(runtime, "pool_bf16_down", SortOrder::descending, brains, down16);
 }
 
 TEST(SortOrders, IntegerExtremesAndTiesKeepTheirOrderAloneAndInParts) {
@@ -714,8 +731,8 @@ TEST(SortPrepare, PrepareCompilesBothStagesAndTheLaunchNothing) {
   EXPECT_NE(source.find(", sort_runs along dimension 0, rank 1"), std::string::npos) << source;
 }
 
-// A CPU part with a built-in order of integer, bool, float or double keys sorts by
-// radix; custom orders and half-precision keys by merges (the first stage's stub).
+// A CPU part with a built-in order of integer, bool or real keys sorts by radix;
+// custom orders by merges (the first stage's stub).
 TEST(SortStubs, BuiltInOrdersSortPartsByRadixOthersByMerges) {
   Runtime runtime(test::cpu_memory_only_options());
   const auto runs_call = [&](Param keys, ElementType type) {
@@ -731,8 +748,11 @@ TEST(SortStubs, BuiltInOrdersSortPartsByRadixOthersByMerges) {
   EXPECT_STREQ(runs_call(sort<double>("x", SortOrder::descending), ElementType::f64), "radix");
   EXPECT_STREQ(runs_call(sort<std::int16_t>("x"), ElementType::i16), "radix");
   EXPECT_STREQ(runs_call(sort<bool>("x"), ElementType::boolean), "radix");
+  EXPECT_STREQ(runs_call(sort<float16>("x"), ElementType::float16), "radix");
+  EXPECT_STREQ(runs_call(sort<bfloat16>("x", SortOrder::descending), ElementType::bfloat16),
+               "radix");
   EXPECT_STREQ(runs_call(sort<float>("x", "b < a"), ElementType::f32), "merges");
-  EXPECT_STREQ(runs_call(sort<float16>("x"), ElementType::float16), "merges");
+  EXPECT_STREQ(runs_call(sort<std::int64_t>("x", "a % 7 < b % 7"), ElementType::i64), "merges");
 }
 
 }  // namespace
