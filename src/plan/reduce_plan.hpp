@@ -56,9 +56,9 @@ inline constexpr std::uint64_t host_sort_min_target = 4;
 // `host_workers` (and at least host_sort_min_target) rather than host_target_groups;
 // the parts are then merged in pairs, in passes, each group its part of a pass's
 // output. A stable sort's result does not depend on its parts (given a strict weak
-// order), so unlike a reduction's this layout may follow the machine. On a GPU parts of the group's
-// threads times device_sort_thread_run elements, as many as a segment needs (no most: a merge pass
-// needs no partials).
+// order), so unlike a reduction's this layout may follow the machine. On a GPU parts of
+// the group's threads times device_sort_thread_run elements, as many as a segment needs
+// (no most: a merge pass needs no partials).
 ReduceLayout sort_layout(std::uint64_t segments, std::uint64_t length, std::uint32_t group_threads,
                          unsigned host_workers);
 
