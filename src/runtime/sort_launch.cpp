@@ -19,18 +19,22 @@ struct SortStubs {
   std::shared_ptr<const LoadedStub> hold_runs, hold_merge;
 };
 
-// Both stages' stubs, the plan fitted to the registers of each (a GPU sort's parts
-// follow its groups' threads, so both stages run the same, final, layout).
+// The stubs a launch runs, the plan fitted to the registers of each (a GPU sort's parts
+// follow its groups' threads, so both stages run the same, final, layout). A segment of
+// one part is sorted into the fields by the first stage and no merge pass follows, so
+// the merge stage's stub is neither compiled nor loaded: half the compiles of a sort of
+// short pencils. Fitting to a stub can only lower the threads and so only add parts,
+// never take the need for the merges away.
 SortStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
                      LaunchSummary& summary, bool launching, bool fit) {
   SortStubs stubs;
   stubs.runs = &find_stage_stub(kernel, planned.variant, launching, summary, stubs.hold_runs);
-  StubVariant merge = planned.variant;
-  merge.pattern = Pattern::sort_merge;
-  stubs.merge = &find_stage_stub(kernel, merge, launching, summary, stubs.hold_merge);
-  if (fit) {
-    fit_to_module(kernel, *stubs.runs->module, options, planned);
-    fit_to_module(kernel, *stubs.merge->module, options, planned);
+  if (fit) fit_to_module(kernel, *stubs.runs->module, options, planned);
+  if (planned.layout.parts > 1) {
+    StubVariant merge = planned.variant;
+    merge.pattern = Pattern::sort_merge;
+    stubs.merge = &find_stage_stub(kernel, merge, launching, summary, stubs.hold_merge);
+    if (fit) fit_to_module(kernel, *stubs.merge->module, options, planned);
   }
   refit(summary, planned);
   return stubs;
@@ -57,7 +61,7 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
   const SortStubs stubs = find_stubs(kernel, options, planned, summary, true, true);
   // Both stages' plans checked before any memory is taken or anything issued.
   device.check_plan(*stubs.runs->module, planned.plan);
-  device.check_plan(*stubs.merge->module, planned.plan);
+  if (stubs.merge) device.check_plan(*stubs.merge->module, planned.plan);
   const ReduceLayout& layout = planned.layout;
   const u64 total = layout.segments * layout.length;
   const u64 bytes = buffer_bytes(kernel, total);
@@ -107,7 +111,7 @@ LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg*
   identity = stage_identity(kernel, planned.variant);
   if (runtime.device) {
     runtime.device->check_plan(*stubs.runs->module, planned.plan);
-    runtime.device->check_plan(*stubs.merge->module, planned.plan);
+    if (stubs.merge) runtime.device->check_plan(*stubs.merge->module, planned.plan);
   }
   return summary;
 }

@@ -3,7 +3,7 @@
 // sort_layout), then run two stubs on the launch's stream over two buffers of scratch
 // (kernels/stubjit/sort.h): sort_runs once, each group's part evaluated and sorted,
 // then sort_merge once per pass, the runs merged in pairs, the last pass into the
-// fields.
+// fields. A segment of one part needs no merge pass, nor the merge stage's stub.
 #pragma once
 
 #include <cstddef>
@@ -13,8 +13,9 @@
 
 namespace stubjit::detail {
 
-// Kernel::launch and prepare for sort kernels. prepare finds (compiles) both stages'
-// stubs and gives the identity of the first's.
+// Kernel::launch and prepare for sort kernels. prepare finds (compiles) the stubs of the
+// stages the launch runs (the merge stage's only where a segment has several parts) and
+// gives the identity of the first's.
 LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* args,
                           std::size_t count, const LaunchOptions& options, StreamState* stream);
 LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg* args,

@@ -731,6 +731,37 @@ TEST(SortPrepare, PrepareCompilesBothStagesAndTheLaunchNothing) {
   EXPECT_NE(source.find(", sort_runs along dimension 0, rank 1"), std::string::npos) << source;
 }
 
+// A launch whose pencils are one part each sorts them into the fields in the first stage:
+// it compiles the runs stage alone, and the merge stage's stub only when a later
+// launch's pencils split.
+TEST(SortPrepare, APencilOfOnePartCompilesTheRunsStageAloneTheMergesWhenSplit) {
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel kernel = runtime.kernel({"sort_one_part", {sort<i64>("x")}, ""});
+  const auto ascending = [](i64 a, i64 b) { return a < b; };
+  const i64 short_length = 1000;
+  const std::vector<i64> short_keys = random_keys<i64>(std::size_t(short_length), 21);
+  Field short_field = runtime.allocate<i64>({short_length});
+  short_field.copy_from(short_keys);
+  const LaunchSummary prepared = kernel.prepare(Domain{short_length}, short_field);
+  EXPECT_TRUE(prepared.compiled);
+  EXPECT_EQ(prepared.reduce_parts, 1u);
+  EXPECT_EQ(runtime.counters().compiles, 1u);
+  EXPECT_FALSE(kernel.launch(Domain{short_length}, short_field).compiled);
+  EXPECT_EQ(runtime.counters().compiles, 1u);
+  EXPECT_EQ(short_field.to_vector<i64>(),
+            test::host_sort(short_keys, {short_length}, 0, ascending));
+
+  const std::vector<i64> long_keys = random_keys<i64>(std::size_t(split_length), 22);
+  Field long_field = runtime.allocate<i64>({split_length});
+  long_field.copy_from(long_keys);
+  const LaunchSummary split = kernel.launch(Domain{split_length}, long_field);
+  EXPECT_TRUE(split.compiled);
+  EXPECT_GT(split.reduce_parts, 1u);
+  EXPECT_EQ(runtime.counters().compiles, 2u);
+  EXPECT_EQ(long_field.to_vector<i64>(), test::host_sort(long_keys, {split_length}, 0, ascending));
+  EXPECT_EQ(runtime.counters().launches, 2u);
+}
+
 // A CPU part with a built-in order of integer, bool or real keys sorts by radix;
 // custom orders by merges (the first stage's stub).
 TEST(SortStubs, BuiltInOrdersSortPartsByRadixOthersByMerges) {

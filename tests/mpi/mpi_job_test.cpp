@@ -296,9 +296,10 @@ TEST(MpiPrepare, AReduceNeedsNoCompileAfterward) {
 }
 
 TEST(MpiPrepare, ASortsTwoStagesTakeTwoRounds) {
-  // A sort runs its runs stub, then its merge stub: the merge shows once the runs stub
-  // is installed, in a second round. Each compiled once in the job.
-  const std::int64_t count = 5000;
+  // A sort of pencils that split runs its runs stub, then its merge stub: the merge
+  // shows once the runs stub is installed, in a second round. Each compiled once in the
+  // job. (100000 elements are several parts on a host: one part would need no merges.)
+  const std::int64_t count = 100000;
   stubjit::Runtime runtime(cpu_options());
   stubjit::Kernel sorter = runtime.kernel({"sort_keys", {stubjit::sort<float>("x")}, ""});
   std::vector<float> keys(count);
