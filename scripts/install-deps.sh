@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages stubjit builds and tests with, on any Debian 12
-# system, a minimal one included. A package counts as installed only when the file the
-# build reads from it is there (a CMake config file, a header, a library), so "all
-# build dependencies are installed" is never printed before a configure that fails.
+# system, a minimal one included. With --quickstart, only those of the library, its CPU
+# compiler plugin, the stubjit command and the C++ examples (scripts/quickstart.sh),
+# without what the test suites, the benchmarks, the Fortran, Python and MPI bindings
+# and hipRTC add. A package counts as installed only when the file the build reads
+# from it is there (a CMake config file, a header, a library), so "all build
+# dependencies are installed" is never printed before a configure that fails.
 # Only what is missing is installed: a second run does nothing. GPU toolkits are not
 # needed: the CUDA and HIP backends load their libraries at run time.
 set -euo pipefail
@@ -13,8 +16,6 @@ requirements=(
   "ninja-build|/usr/bin/ninja"
   "pkg-config|/usr/bin/pkg-config"
   "g++|/usr/bin/g++"
-  # The Fortran module (bindings/fortran) and its tests.
-  "gfortran|/usr/bin/gfortran"
   "llvm-14-dev|/usr/lib/llvm-14/lib/cmake/llvm/LLVMConfig.cmake"
   # ClangConfig.cmake and ClangTargets.cmake come with clang-14, not libclang-14-dev.
   "clang-14|/usr/lib/llvm-14/lib/cmake/clang/ClangConfig.cmake"
@@ -32,9 +33,14 @@ requirements=(
   "libxxhash-dev|/usr/lib/*/pkgconfig/libxxhash.pc"
   "libcli11-dev|/usr/share/cmake/CLI11/CLI11Config.cmake"
   "nlohmann-json3-dev|/usr/share/cmake/nlohmann_json/nlohmann_jsonConfig.cmake"
+)
+# What the test suites, the benchmarks and the bindings add (all but --quickstart).
+suite_requirements=(
   "libgtest-dev|/usr/lib/*/cmake/GTest/GTestConfig.cmake"
   "libgmock-dev|/usr/include/gmock/gmock.h"
   "libbenchmark-dev|/usr/lib/*/cmake/benchmark/benchmarkConfig.cmake"
+  # The Fortran module (bindings/fortran) and its tests.
+  "gfortran|/usr/bin/gfortran"
   # Not for building: the whole-process benchmark harness (bench/whole_process.py).
   "python3|/usr/bin/python3"
   # The Python package (bindings/python) and its tests, for Debian's /usr/bin/python3.
@@ -50,8 +56,11 @@ requirements=(
 )
 
 # Extra groups, asked for by the scripts that need them.
+quickstart=false
 for group in "$@"; do
   case "$group" in
+    # scripts/quickstart.sh: the core set alone.
+    --quickstart) quickstart=true ;;
     # scripts/test.sh --sanitize=...: GCC's sanitizer runtimes (g++ usually brings them).
     --sanitize)
       requirements+=("libasan8|/usr/lib/*/libasan.so.8*" "libubsan1|/usr/lib/*/libubsan.so.1*"
@@ -67,11 +76,13 @@ for group in "$@"; do
       requirements+=("debootstrap|/usr/sbin/debootstrap")
       ;;
     *)
-      echo "scripts/install-deps.sh: unknown argument '$group' (--sanitize, --fuzz, --fresh-check)" >&2
+      echo "scripts/install-deps.sh: unknown argument '$group'" \
+        "(--quickstart, --sanitize, --fuzz, --fresh-check)" >&2
       exit 2
       ;;
   esac
 done
+$quickstart || requirements+=("${suite_requirements[@]}")
 
 present() { compgen -G "$1" >/dev/null; }
 
