@@ -10,7 +10,7 @@
 //                        stubjit_ms, std_ms, std_stable_ms, par_ms, par_stable_ms
 //                        (medians), X_over_stubjit for each (above 1: stubjit faster),
 //                        Mkeys_per_s (stubjit's), parts (groups per pencil),
-//                        first_launch_ms (both stages' compiles)
+//                        first_launch_ms (the stages' compiles)
 //   BM_Sort_Stubjit      one side per benchmark
 //   BM_Sort_ParallelStable
 //

@@ -17,11 +17,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suites=ON
-if [ "${1:-}" = --quickstart ]; then
-  suites=OFF
-  shift
-fi
+cmake_args=()
+for argument in "$@"; do
+  if [ "$argument" = --quickstart ]; then suites=OFF; else cmake_args+=("$argument"); fi
+done
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSTUBJIT_WERROR="${STUBJIT_WERROR:-ON}" -DSTUBJIT_BUILD_EXAMPLES=ON \
   -DSTUBJIT_BUILD_TESTS=$suites -DSTUBJIT_BUILD_BENCH=$suites -DSTUBJIT_FORTRAN=$suites \
-  -DSTUBJIT_PYTHON=$suites -DSTUBJIT_MPI=$suites "$@"
+  -DSTUBJIT_PYTHON=$suites -DSTUBJIT_MPI=$suites "${cmake_args[@]}"

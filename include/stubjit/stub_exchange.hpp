@@ -51,9 +51,9 @@ class STUBJIT_API StubExchange {
   // nothing and runs nothing; a stub found on disk is loaded, as a launch would. A
   // launch of several stages (a scan, a sort) names only the first stage it
   // lacks: once that one is installed, calling again names the next, so a caller
-  // repeats until the list is empty (a sort: its runs, then its merge). Throws what Kernel::prepare
-  // throws for a bad launch (ArgumentError, PlanError, ...), and Error for a kernel of another
-  // runtime.
+  // repeats until the list is empty (a sort: its runs, then its merge where its
+  // segments could split). Throws what Kernel::prepare throws for a bad launch
+  // (ArgumentError, PlanError, ...), and Error for a kernel of another runtime.
   static std::vector<StubOrder> missing(Runtime& runtime,
                                         const std::vector<PlannedLaunch>& launches);
 

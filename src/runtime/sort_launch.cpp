@@ -3,6 +3,7 @@
 #include <memory>
 #include <optional>
 
+#include "plan/reduce_plan.hpp"
 #include "runtime/reduce_launch.hpp"
 #include "stubjit/sort.h"
 
@@ -25,12 +26,19 @@ struct SortStubs {
 // the merge stage's stub is neither compiled nor loaded: half the compiles of a sort of
 // short pencils. Fitting to a stub can only lower the threads and so only add parts,
 // never take the need for the merges away.
+//
+// `any_machine` (Kernel::prepare, which fills caches that other processes and machines
+// read): also the merge stub where this machine needs none but another could: on a
+// host a segment longer than a part's least length splits where there are workers
+// enough (sort_layout), and a GPU plan not fitted to any registers (a compile-only
+// runtime) may split once fitted.
 SortStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
-                     LaunchSummary& summary, bool launching, bool fit) {
+                     LaunchSummary& summary, bool launching, bool fit, bool any_machine) {
   SortStubs stubs;
   stubs.runs = &find_stage_stub(kernel, planned.variant, launching, summary, stubs.hold_runs);
   if (fit) fit_to_module(kernel, *stubs.runs->module, options, planned);
-  if (planned.layout.parts > 1) {
+  const bool may_split = planned.device_threads ? !fit : planned.layout.length > host_min_part;
+  if (planned.layout.parts > 1 || (any_machine && may_split)) {
     StubVariant merge = planned.variant;
     merge.pattern = Pattern::sort_merge;
     stubs.merge = &find_stage_stub(kernel, merge, launching, summary, stubs.hold_merge);
@@ -58,7 +66,7 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
   LaunchSummary summary = summary_of(planned);
   if (planned.plan.dispatches.empty()) return summary;
   Device& device = runtime.device_for("launch a kernel");
-  const SortStubs stubs = find_stubs(kernel, options, planned, summary, true, true);
+  const SortStubs stubs = find_stubs(kernel, options, planned, summary, true, true, false);
   // Both stages' plans checked before any memory is taken or anything issued.
   device.check_plan(*stubs.runs->module, planned.plan);
   if (stubs.merge) device.check_plan(*stubs.merge->module, planned.plan);
@@ -106,8 +114,8 @@ LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg*
   plan_reduce_launch(kernel, domain, args, count, options, planned);
   LaunchSummary summary = summary_of(planned);
   if (planned.plan.dispatches.empty()) return summary;
-  const SortStubs stubs =
-      find_stubs(kernel, options, planned, summary, launching, runtime.device != nullptr);
+  const SortStubs stubs = find_stubs(kernel, options, planned, summary, launching,
+                                     runtime.device != nullptr, !launching);
   identity = stage_identity(kernel, planned.variant);
   if (runtime.device) {
     runtime.device->check_plan(*stubs.runs->module, planned.plan);

@@ -13,9 +13,10 @@
 
 namespace stubjit::detail {
 
-// Kernel::launch and prepare for sort kernels. prepare finds (compiles) the stubs of the
-// stages the launch runs (the merge stage's only where a segment has several parts) and
-// gives the identity of the first's.
+// Kernel::launch and prepare for sort kernels. A launch finds (compiles) the stubs of the
+// stages it runs (the merge stage's only where a segment has several parts); prepare
+// also the merge stage's where a launch of the domain on another machine could split
+// its segments; it gives the identity of the first's.
 LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* args,
                           std::size_t count, const LaunchOptions& options, StreamState* stream);
 LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg* args,

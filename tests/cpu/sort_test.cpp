@@ -15,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -760,6 +761,44 @@ TEST(SortPrepare, APencilOfOnePartCompilesTheRunsStageAloneTheMergesWhenSplit) {
   EXPECT_EQ(runtime.counters().compiles, 2u);
   EXPECT_EQ(long_field.to_vector<i64>(), test::host_sort(long_keys, {split_length}, 0, ascending));
   EXPECT_EQ(runtime.counters().launches, 2u);
+}
+
+// Kernel::prepare fills caches other processes and machines read: where a segment is
+// long enough to split on a machine with more workers, it compiles the merge stage's
+// stub too, which a launch here, on one worker, does without.
+TEST(SortPrepare, PrepareAlsoCompilesTheMergesOfAMachineWithMoreWorkers) {
+  const std::vector<i64> counts = {8, 40000};  // 8 segments: one part each on one worker
+  const std::vector<i64> keys = random_keys<i64>(std::size_t(8 * 40000), 23);
+  const std::vector<i64> want =
+      test::host_sort(keys, counts, 1, [](i64 a, i64 b) { return a < b; });
+  const auto sorted_by = [&](unsigned workers, bool prepare_first) {
+    RuntimeOptions options = test::cpu_memory_only_options();
+    options.cpu_threads = workers;
+    Runtime runtime(options);
+    Kernel kernel = runtime.kernel({"sort_machines", {sort<i64>("x")}, ""});
+    Field x = runtime.allocate<i64>({8, 40000});
+    x.copy_from(keys);
+    if (prepare_first) {
+      EXPECT_TRUE(kernel.prepare(Domain{8, 40000}, x).compiled);
+    }
+    const std::uint64_t prepared = runtime.counters().compiles;
+    const LaunchSummary launched = kernel.launch(Domain{8, 40000}, x);
+    EXPECT_EQ(x.to_vector<i64>(), want) << workers;
+    return std::tuple{prepared, runtime.counters().compiles, launched.reduce_parts};
+  };
+  // One worker aims at 4 parts: 8 segments need no split, and the launch no merges.
+  EXPECT_EQ(sorted_by(1, false), (std::tuple{std::uint64_t(0), std::uint64_t(1), 1u}));
+  // Five aim at 10: each segment splits in two, and the launch merges.
+  EXPECT_EQ(sorted_by(5, false), (std::tuple{std::uint64_t(0), std::uint64_t(2), 2u}));
+  // prepare on one worker compiles both stages, so a launch there compiles nothing.
+  EXPECT_EQ(sorted_by(1, true), (std::tuple{std::uint64_t(2), std::uint64_t(2), 1u}));
+
+  // Segments no longer than a part's least length (32768) split nowhere.
+  Runtime runtime(test::cpu_memory_only_options());
+  Kernel kernel = runtime.kernel({"sort_short", {sort<i64>("x")}, ""});
+  Field x = runtime.allocate<i64>({2, 32768});
+  EXPECT_TRUE(kernel.prepare(Domain{2, 32768}, x).compiled);
+  EXPECT_EQ(runtime.counters().compiles, 1u);
 }
 
 // A CPU part with a built-in order of integer, bool or real keys sorts by radix;
