@@ -13,6 +13,13 @@
 //                        first_launch_ms (the stages' compiles)
 //   BM_Sort_Stubjit      one side per benchmark
 //   BM_Sort_ParallelStable
+//   BM_Sort_FirstLaunch  what a sort's first launch compiles, each side in a new runtime
+//                        without the disk cache, alternating: a launch over one pencil
+//                        of 1000 int64 keys (one part: the runs stage alone) and
+//                        Kernel::prepare over one of 40000 (which compiles both stages,
+//                        as every first launch did before a one-part launch left the
+//                        merge stage out); counters one_part_ms, both_stages_ms
+//                        (medians) and both_over_one_part
 //
 // Before timing, stubjit's keys are compared with std::stable_sort's, bit for bit.
 // Environment: STUBJIT_SORT_ELEMENTS (default 2^26).
@@ -168,6 +175,59 @@ BENCHMARK(BM_Sort_Stubjit)->Unit(benchmark::kMillisecond)->UseManualTime();
 
 void BM_Sort_ParallelStable(benchmark::State& state) { run_side(state, 4); }
 BENCHMARK(BM_Sort_ParallelStable)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+// One side of BM_Sort_FirstLaunch in a runtime of its own; false if the keys came out
+// unsorted or the compiles were not the side's.
+bool first_launch(bool one_part, double& ms) {
+  RuntimeOptions options = cpu();
+  options.disk_cache = false;
+  Runtime runtime(options);
+  Kernel kernel = runtime.kernel({"sort_first_launch", {sort<i64>("x")}, ""});
+  const i64 n = one_part ? 1000 : 40000;
+  Field x = runtime.allocate<i64>({n});
+  std::vector<i64> keys(static_cast<std::size_t>(n));
+  for (i64 k = 0; k < n; ++k) keys[std::size_t(k)] = (k * 7919) % n;
+  x.copy_from(keys);
+  const auto start = std::chrono::steady_clock::now();
+  if (one_part)
+    kernel.launch(Domain{n}, x);
+  else
+    kernel.prepare(Domain{n}, x);
+  ms = milliseconds(std::chrono::steady_clock::now() - start);
+  if (runtime.counters().compiles != (one_part ? 1u : 2u)) return false;
+  const std::vector<i64> got = x.to_vector<i64>();
+  for (i64 k = 0; k < n; ++k)
+    if (got[std::size_t(k)] != (one_part ? k : keys[std::size_t(k)])) return false;
+  return true;
+}
+
+void BM_Sort_FirstLaunch(benchmark::State& state) {
+  double ms = 0;
+  // Not timed: the first compile of the process loads the compiler plugin.
+  if (!first_launch(true, ms)) {
+    state.SkipWithError("a first launch compiled the wrong stages or did not sort");
+    return;
+  }
+  std::vector<double> one_part, both;
+  std::int64_t iteration = 0;
+  for (auto _ : state) {
+    for (int place = 0; place < 2; ++place) {
+      const bool side_one_part = (iteration + place) % 2 == 0;
+      if (!first_launch(side_one_part, ms)) {
+        state.SkipWithError("a first launch compiled the wrong stages or did not sort");
+        return;
+      }
+      (side_one_part ? one_part : both).push_back(ms);
+    }
+    ++iteration;
+    state.SetIterationTime(one_part.back() / 1e3);
+  }
+  state.counters["one_part_ms"] = stubjit::bench::median(one_part);
+  state.counters["both_stages_ms"] = stubjit::bench::median(both);
+  state.counters["both_over_one_part"] =
+      stubjit::bench::median(both) / stubjit::bench::median(one_part);
+}
+BENCHMARK(BM_Sort_FirstLaunch)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(7);
 
 }  // namespace
 
