@@ -16,10 +16,12 @@
 //   BM_Sort_FirstLaunch  what a sort's first launch compiles, each side in a new runtime
 //                        without the disk cache, alternating: a launch over one pencil
 //                        of 1000 int64 keys (one part: the runs stage alone) and
-//                        Kernel::prepare over one of 40000 (which compiles both stages,
-//                        as every first launch did before a one-part launch left the
-//                        merge stage out); counters one_part_ms, both_stages_ms
-//                        (medians) and both_over_one_part
+//                        Kernel::prepare over one of 40000 (two parts on any host: both
+//                        stages, as every first launch compiled before a one-part
+//                        launch left the merge stage out; prepare runs nothing, so the
+//                        side times the compiles alone); counters one_part_ms,
+//                        both_stages_ms (medians) and both_over_one_part; the Time
+//                        column is the one-part side's
 //
 // Before timing, stubjit's keys are compared with std::stable_sort's, bit for bit.
 // Environment: STUBJIT_SORT_ELEMENTS (default 2^26).
@@ -176,8 +178,9 @@ BENCHMARK(BM_Sort_Stubjit)->Unit(benchmark::kMillisecond)->UseManualTime();
 void BM_Sort_ParallelStable(benchmark::State& state) { run_side(state, 4); }
 BENCHMARK(BM_Sort_ParallelStable)->Unit(benchmark::kMillisecond)->UseManualTime();
 
-// One side of BM_Sort_FirstLaunch in a runtime of its own; false if the keys came out
-// unsorted or the compiles were not the side's.
+// One side of BM_Sort_FirstLaunch in a runtime of its own; false if the compiles were
+// not the side's, or the keys not what it leaves (sorted by the launch, untouched by
+// prepare).
 bool first_launch(bool one_part, double& ms) {
   RuntimeOptions options = cpu();
   options.disk_cache = false;
@@ -203,9 +206,10 @@ bool first_launch(bool one_part, double& ms) {
 
 void BM_Sort_FirstLaunch(benchmark::State& state) {
   double ms = 0;
-  // Not timed: the first compile of the process loads the compiler plugin.
+  // Not timed: the process's first compile starts the compile worker, which loads the
+  // compiler plugin.
   if (!first_launch(true, ms)) {
-    state.SkipWithError("a first launch compiled the wrong stages or did not sort");
+    state.SkipWithError("a side compiled the wrong stages or left the wrong keys");
     return;
   }
   std::vector<double> one_part, both;
@@ -214,7 +218,7 @@ void BM_Sort_FirstLaunch(benchmark::State& state) {
     for (int place = 0; place < 2; ++place) {
       const bool side_one_part = (iteration + place) % 2 == 0;
       if (!first_launch(side_one_part, ms)) {
-        state.SkipWithError("a first launch compiled the wrong stages or did not sort");
+        state.SkipWithError("a side compiled the wrong stages or left the wrong keys");
         return;
       }
       (side_one_part ? one_part : both).push_back(ms);

@@ -67,7 +67,7 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
   if (planned.plan.dispatches.empty()) return summary;
   Device& device = runtime.device_for("launch a kernel");
   const SortStubs stubs = find_stubs(kernel, options, planned, summary, true, true, false);
-  // Both stages' plans checked before any memory is taken or anything issued.
+  // The stages' plans checked before any memory is taken or anything issued.
   device.check_plan(*stubs.runs->module, planned.plan);
   if (stubs.merge) device.check_plan(*stubs.merge->module, planned.plan);
   const ReduceLayout& layout = planned.layout;

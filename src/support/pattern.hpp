@@ -14,8 +14,9 @@ namespace stubjit::detail {
 // has several parts), then scan, each group's prefix from the partials before it and
 // its part scanned; on a GPU in one, scan, each group's prefix from the parts before it
 // as they publish theirs. A sort (a kernel with a sort parameter) runs sort_runs, each group's
-// part of a pencil evaluated and sorted into a run, then sort_merge passes, each
-// merging pairs of runs, the last into the fields (docs/patterns.md).
+// part of a pencil evaluated and sorted into a run, then (only where a segment has
+// several parts) sort_merge passes, each merging pairs of runs, the last into the
+// fields (docs/patterns.md).
 enum class Pattern : std::uint8_t {
   forall,
   tiled,
