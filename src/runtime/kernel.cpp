@@ -272,15 +272,29 @@ std::optional<StubIdentity> generic_stub_instead(KernelState& kernel,
   return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, generic);
 }
 
+StubIdentity identity_to_run(KernelState& kernel, StubIdentity identity, bool launching,
+                             LaunchSummary& summary) {
+  std::optional<StubIdentity> generic =
+      launching ? generic_stub_instead(kernel, identity) : std::nullopt;
+  if (!generic) return identity;
+  summary.generic = true;
+  return std::move(*generic);
+}
+
+const LoadedStub& stub_found(KernelState& kernel, const StubIdentity& identity,
+                             LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
+  bool compiled = false;
+  const LoadedStub& stub = stub_for(kernel, identity, compiled, hold);
+  summary.compiled = summary.compiled || compiled;
+  return stub;
+}
+
 const LoadedStub& stub_to_run(KernelState& kernel, const StubIdentity& identity, bool launching,
                               LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
   const std::optional<StubIdentity> generic =
       launching ? generic_stub_instead(kernel, identity) : std::nullopt;
   if (generic) summary.generic = true;
-  bool compiled = false;
-  const LoadedStub& stub = stub_for(kernel, generic ? *generic : identity, compiled, hold);
-  summary.compiled = summary.compiled || compiled;
-  return stub;
+  return stub_found(kernel, generic ? *generic : identity, summary, hold);
 }
 
 std::uint64_t next_kernel_id() {

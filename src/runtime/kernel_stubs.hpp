@@ -37,6 +37,10 @@ class KernelStubs {
     return nullptr;
   }
 
+  // Whether every slot is taken: a stub not in the table is then found (or built) in the
+  // runtime's cache on every launch that needs it.
+  bool full() const noexcept { return kept_.load(std::memory_order_acquire) >= capacity; }
+
   // Publishes a result; does nothing when the identity is known or the table is full.
   void remember(const StubIdentity& identity, std::shared_ptr<const LoadedStub> stub,
                 std::exception_ptr failure) {
@@ -49,12 +53,14 @@ class KernelStubs {
       records_.push_back(
           std::make_unique<const Record>(Record{identity, std::move(stub), std::move(failure)}));
       slot.store(records_.back().get(), std::memory_order_release);
+      kept_.store(records_.size(), std::memory_order_release);
       return;
     }
   }
 
  private:
   std::array<std::atomic<const Record*>, capacity> slots_{};
+  std::atomic<std::size_t> kept_{0};
   std::mutex mutex_;
   std::vector<std::unique_ptr<const Record>> records_;  // owned until the kernel goes
 };

@@ -52,6 +52,13 @@ const LoadedStub& stub_for(KernelState& kernel, const StubIdentity& identity, bo
 // returns the generic stub's identity to run instead; nullopt where `identity` itself
 // is to run (ready, no values compiled in, or a kernel that specializes at launch).
 std::optional<StubIdentity> generic_stub_instead(KernelState& kernel, const StubIdentity& identity);
+// `identity`, or with `launching` the identity a launch runs in its place
+// (generic_stub_instead: `summary.generic` then says so).
+StubIdentity identity_to_run(KernelState& kernel, StubIdentity identity, bool launching,
+                             LaunchSummary& summary);
+// stub_for, which sets `summary.compiled` where the compiler ran for the stub.
+const LoadedStub& stub_found(KernelState& kernel, const StubIdentity& identity,
+                             LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold);
 // The stub for `identity` (stub_for), or with `launching` the one a launch runs in its
 // place (generic_stub_instead: `summary.generic` then says so); `summary.compiled` is
 // set when the compiler ran for it.

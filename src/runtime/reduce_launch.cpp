@@ -263,11 +263,6 @@ StubIdentity stage_identity(const KernelState& kernel, const StubVariant& varian
   return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, variant);
 }
 
-const LoadedStub& find_stage_stub(KernelState& kernel, const StubVariant& variant, bool launching,
-                                  LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold) {
-  return stub_to_run(kernel, stage_identity(kernel, variant), launching, summary, hold);
-}
-
 void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
                  const void* params, std::size_t params_size, bool uses_scratch,
                  StreamState* stream) {

@@ -70,11 +70,6 @@ void fit_to_module(const KernelState& kernel, const Module& module, const Launch
 // The identity of a stage's stub (a scan's or sort's stages: `variant` with the
 // stage's pattern).
 StubIdentity stage_identity(const KernelState& kernel, const StubVariant& variant);
-// The stub of one stage, found, loaded or compiled (`hold` keeps it); for a launch
-// (`launching`), the kernel's generic stub (Specialize::background) where its own is
-// still compiling. Says in `summary` whether it compiled or is the generic one.
-const LoadedStub& find_stage_stub(KernelState& kernel, const StubVariant& variant, bool launching,
-                                  LaunchSummary& summary, std::shared_ptr<const LoadedStub>& hold);
 
 // Issues every dispatch of `planned` with `stub`, the `size` bytes of `params` (a
 // ReduceParams or SortParams) after the packed arguments (the caller has checked the

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/reduce_launch.hpp"
+#include "runtime/stage_prefetch.hpp"
 #include "stubjit/error.hpp"
 
 namespace stubjit::detail {
@@ -23,16 +24,28 @@ struct ScanStubs {
 };
 
 // `launching`: for a launch (else for Kernel::prepare, which wants the stubs' own);
-// `fit`: there is a device whose limits the plan must meet.
+// `fit`: there is a device whose limits the plan must meet. Where the plan needs the
+// partials stage before the fit, its stub is built beside the scan's (StagePrefetch).
 ScanStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
                      LaunchSummary& summary, bool launching, bool fit) {
   ScanStubs stubs;
-  stubs.scan = &find_stage_stub(kernel, planned.variant, launching, summary, stubs.hold_scan);
+  const auto two_stages = [&] { return planned.layout.parts > 1 && !planned.device_threads; };
+  StubVariant first = planned.variant;
+  first.pattern = Pattern::scan_partials;
+  const StubIdentity scan =
+      identity_to_run(kernel, stage_identity(kernel, planned.variant), launching, summary);
+  std::optional<StubIdentity> partials;
+  StagePrefetch prefetch;
+  if (two_stages()) {
+    partials = identity_to_run(kernel, stage_identity(kernel, first), launching, summary);
+    prefetch.start(kernel, scan, *partials);
+  }
+  stubs.scan = &stub_found(kernel, scan, summary, stubs.hold_scan);
   if (fit) fit_to_module(kernel, *stubs.scan->module, options, planned);
-  if (planned.layout.parts > 1 && !planned.device_threads) {
-    StubVariant first = planned.variant;
-    first.pattern = Pattern::scan_partials;
-    stubs.partials = &find_stage_stub(kernel, first, launching, summary, stubs.hold_partials);
+  if (two_stages()) {
+    if (!partials)
+      partials = identity_to_run(kernel, stage_identity(kernel, first), launching, summary);
+    stubs.partials = &prefetch.get(kernel, *partials, summary, stubs.hold_partials);
     if (fit) fit_to_module(kernel, *stubs.partials->module, options, planned);
   }
   refit(summary, planned);

@@ -5,6 +5,7 @@
 
 #include "plan/reduce_plan.hpp"
 #include "runtime/reduce_launch.hpp"
+#include "runtime/stage_prefetch.hpp"
 #include "stubjit/sort.h"
 
 namespace stubjit::detail {
@@ -25,7 +26,8 @@ struct SortStubs {
 // one part is sorted into the fields by the first stage and no merge pass follows, so
 // the merge stage's stub is neither compiled nor loaded: half the compiles of a sort of
 // short pencils. Fitting to a stub can only lower the threads and so only add parts,
-// never take the need for the merges away.
+// never take the need for the merges away: where the plan needs them before the fit,
+// the merge stub is built beside the runs stub (StagePrefetch).
 //
 // `any_machine` (Kernel::prepare, which fills caches that other processes and machines
 // read): also the merge stub where this machine needs none but another could: on a
@@ -35,13 +37,26 @@ struct SortStubs {
 SortStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
                      LaunchSummary& summary, bool launching, bool fit, bool any_machine) {
   SortStubs stubs;
-  stubs.runs = &find_stage_stub(kernel, planned.variant, launching, summary, stubs.hold_runs);
+  const auto merges = [&] {
+    const bool may_split = planned.device_threads ? !fit : planned.layout.length > host_min_part;
+    return planned.layout.parts > 1 || (any_machine && may_split);
+  };
+  StubVariant merge = planned.variant;
+  merge.pattern = Pattern::sort_merge;
+  const StubIdentity runs =
+      identity_to_run(kernel, stage_identity(kernel, planned.variant), launching, summary);
+  std::optional<StubIdentity> merge_identity;
+  StagePrefetch prefetch;
+  if (merges()) {
+    merge_identity = identity_to_run(kernel, stage_identity(kernel, merge), launching, summary);
+    prefetch.start(kernel, runs, *merge_identity);
+  }
+  stubs.runs = &stub_found(kernel, runs, summary, stubs.hold_runs);
   if (fit) fit_to_module(kernel, *stubs.runs->module, options, planned);
-  const bool may_split = planned.device_threads ? !fit : planned.layout.length > host_min_part;
-  if (planned.layout.parts > 1 || (any_machine && may_split)) {
-    StubVariant merge = planned.variant;
-    merge.pattern = Pattern::sort_merge;
-    stubs.merge = &find_stage_stub(kernel, merge, launching, summary, stubs.hold_merge);
+  if (merges()) {
+    if (!merge_identity)
+      merge_identity = identity_to_run(kernel, stage_identity(kernel, merge), launching, summary);
+    stubs.merge = &prefetch.get(kernel, *merge_identity, summary, stubs.hold_merge);
     if (fit) fit_to_module(kernel, *stubs.merge->module, options, planned);
   }
   refit(summary, planned);

@@ -110,6 +110,10 @@ StubCollection::StubCollection(const RuntimeState& runtime, std::vector<StubOrde
 
 StubCollection::~StubCollection() { active_collection = previous_; }
 
+bool StubCollection::active_for(const RuntimeState& runtime) noexcept {
+  return active_collection && active_collection->runtime_ == &runtime;
+}
+
 std::string toolchain_text(const ToolchainIdentity& identity) {
   // Length-prefixed, so that no choice of option text makes two toolchains equal.
   std::string text = "stubjit-toolchain\n";

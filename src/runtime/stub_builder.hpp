@@ -41,6 +41,9 @@ class StubCollection {
   // throws StubDeferred.
   static void defer_unless_stored(RuntimeState& runtime, const KernelSource& source,
                                   const StubIdentity& identity);
+  // Whether one for `runtime` is alive on this thread: a stub built on another thread
+  // would then be built, not deferred.
+  static bool active_for(const RuntimeState& runtime) noexcept;
 
  private:
   const RuntimeState* runtime_;

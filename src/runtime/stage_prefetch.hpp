@@ -1,0 +1,49 @@
+// A launch of two stages whose stubs must both be built (a sort split into parts: runs,
+// then merges; a host scan of several parts: partials, then the scan) builds the later
+// stage's stub on a thread of its own while the caller builds the earlier one's. A cold
+// launch then waits for the longer compile instead of for both, one after the other.
+// Two compiles at once go to two compile workers (remote_toolchain.hpp), or run on two
+// threads of the in-process toolchain.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <optional>
+#include <thread>
+
+#include "runtime/kernel_state.hpp"
+
+namespace stubjit::detail {
+
+class StagePrefetch {
+ public:
+  StagePrefetch() = default;
+  ~StagePrefetch();  // waits for the thread: it uses the kernel
+  StagePrefetch(const StagePrefetch&) = delete;
+  StagePrefetch& operator=(const StagePrefetch&) = delete;
+
+  // Starts building the stub of `later` on a thread where it and the stub of `first`
+  // (both the identities a launch runs: generic_stub_instead applied) are both still to
+  // be found or built. Does nothing, and allocates nothing, where either is in the
+  // kernel's table (a launch's fast path) or the table is full (a stub the runtime's
+  // cache holds would start a thread on every launch), or where a StubCollection for
+  // the runtime is alive on this thread (it defers on its own thread only).
+  void start(KernelState& kernel, const StubIdentity& first, const StubIdentity& later);
+  bool started() const noexcept { return thread_.joinable(); }
+
+  // The stub of `later`, as stub_for finds it: the thread's, waited for (what the thread
+  // threw is thrown here), or found here where no thread was started for it.
+  // `summary.compiled` is set where the compiler ran for it.
+  const LoadedStub& get(KernelState& kernel, const StubIdentity& later, LaunchSummary& summary,
+                        std::shared_ptr<const LoadedStub>& hold);
+
+ private:
+  std::optional<StubIdentity> later_;  // the thread's
+  std::thread thread_;
+  const LoadedStub* stub_ = nullptr;
+  std::shared_ptr<const LoadedStub> hold_;
+  bool compiled_ = false;
+  std::exception_ptr failure_;
+};
+
+}  // namespace stubjit::detail

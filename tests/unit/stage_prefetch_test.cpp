@@ -1,0 +1,221 @@
+// StagePrefetch (runtime/stage_prefetch.hpp): the later stage's stub of a two-stage
+// launch built on a thread of its own while the caller builds the earlier one's, and
+// nothing started where a stub is at hand, the kernel's table is full, or a
+// StubCollection defers builds on the caller's thread. The toolchain here holds each
+// compile until as many have started as the test expects at once, so a prefetch that
+// ran after the caller's compile instead of beside it fails (most_at_once stays 1).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/kernel_state.hpp"
+#include "runtime/launch_steps.hpp"
+#include "runtime/stage_prefetch.hpp"
+#include "runtime/stub_builder.hpp"
+#include "stubjit/error.hpp"
+
+namespace stubjit::detail {
+namespace {
+
+// The runtime's toolchain, but each compile waits (at most 20 s) until `meet` compiles
+// are running, and the most that ran at once is counted.
+class MeetingToolchain : public Toolchain {
+ public:
+  MeetingToolchain(std::unique_ptr<Toolchain> real, int meet)
+      : real_(std::move(real)), meet_(meet) {}
+
+  const TargetTraits& traits() const override { return real_->traits(); }
+  std::string target_id() const override { return real_->target_id(); }
+  std::string compiler_id() const override { return real_->compiler_id(); }
+  DeviceLimits typical_limits() const override { return real_->typical_limits(); }
+
+  Binary compile(const CompileJob& job) const override {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++running_;
+      most_at_once_ = std::max(most_at_once_, running_);
+      met_.notify_all();
+      met_.wait_for(lock, std::chrono::seconds(20), [&] { return running_ >= meet_; });
+    }
+    struct Leave {
+      const MeetingToolchain& toolchain;
+      ~Leave() {
+        std::lock_guard<std::mutex> lock(toolchain.mutex_);
+        --toolchain.running_;
+      }
+    } leave{*this};
+    return real_->compile(job);
+  }
+
+  int most_at_once() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return most_at_once_;
+  }
+
+ private:
+  std::unique_ptr<Toolchain> real_;
+  const int meet_;
+  mutable std::mutex mutex_;
+  mutable std::condition_variable met_;
+  mutable int running_ = 0;
+  mutable int most_at_once_ = 0;
+};
+
+class StagePrefetchTest : public ::testing::Test {
+ protected:
+  // A CPU runtime whose compiles meet `meet` at a time, and a kernel of `body`.
+  void open(int meet, const std::string& body = "y = a * x + y;") {
+    RuntimeOptions options;
+    options.backend = "cpu";
+    options.disk_cache = false;
+    options.compile_timeout = std::chrono::milliseconds(0);  // compiles in this process
+    runtime_ = std::make_shared<RuntimeState>(options);
+    auto meeting = std::make_unique<MeetingToolchain>(std::move(runtime_->toolchain), meet);
+    toolchain_ = meeting.get();
+    runtime_->toolchain = std::move(meeting);
+    kernel_ = std::make_unique<KernelState>(
+        runtime_,
+        KernelSource{"saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, body});
+  }
+
+  // The kernel's direct stub of `rank`.
+  StubIdentity identity(int rank) const {
+    StubVariant variant;
+    variant.rank = static_cast<std::uint8_t>(rank);
+    variant.bindings = {Binding::scalar, Binding::projection, Binding::projection};
+    return StubIdentity::of(*kernel_->identity, *runtime_->toolchain_identity, variant);
+  }
+
+  std::shared_ptr<RuntimeState> runtime_;
+  const MeetingToolchain* toolchain_ = nullptr;
+  std::unique_ptr<KernelState> kernel_;
+};
+
+TEST_F(StagePrefetchTest, TwoStubsToBuildAreCompiledAtOnce) {
+  open(2);
+  const StubIdentity first = identity(1), later = identity(2);
+  LaunchSummary summary;
+  std::shared_ptr<const LoadedStub> hold_first, hold_later;
+  StagePrefetch prefetch;
+  prefetch.start(*kernel_, first, later);
+  EXPECT_TRUE(prefetch.started());
+  const LoadedStub& built_first = stub_found(*kernel_, first, summary, hold_first);
+  const LoadedStub& built_later = prefetch.get(*kernel_, later, summary, hold_later);
+  EXPECT_EQ(toolchain_->most_at_once(), 2);
+  EXPECT_TRUE(summary.compiled);
+  EXPECT_EQ(runtime_->compiles.load(), 2u);
+  EXPECT_EQ(built_first.entry, "stubjit_saxpy_direct_r1");
+  EXPECT_EQ(built_later.entry, "stubjit_saxpy_direct_r2");
+  EXPECT_NE(built_later.module, nullptr);
+  // Both are the kernel's now: the next launch's find neither compiles nor starts.
+  ASSERT_NE(kernel_->stubs.find(later), nullptr);
+  EXPECT_EQ(kernel_->stubs.find(later)->stub.get(), &built_later);
+  StagePrefetch again;
+  again.start(*kernel_, first, later);
+  EXPECT_FALSE(again.started());
+  LaunchSummary second;
+  std::shared_ptr<const LoadedStub> hold;
+  EXPECT_EQ(&again.get(*kernel_, later, second, hold), &built_later);
+  EXPECT_FALSE(second.compiled);
+  EXPECT_EQ(runtime_->compiles.load(), 2u);
+}
+
+TEST_F(StagePrefetchTest, NothingStartsWhereEitherStubIsInTheKernelsTable) {
+  open(1);
+  LaunchSummary summary;
+  std::shared_ptr<const LoadedStub> hold;
+  stub_found(*kernel_, identity(1), summary, hold);
+  for (const bool known_first : {true, false}) {
+    StagePrefetch prefetch;
+    if (known_first)
+      prefetch.start(*kernel_, identity(1), identity(2));
+    else
+      prefetch.start(*kernel_, identity(2), identity(1));
+    EXPECT_FALSE(prefetch.started()) << known_first;
+  }
+  // Found on this thread instead, one compile at a time.
+  StagePrefetch prefetch;
+  prefetch.start(*kernel_, identity(1), identity(2));
+  EXPECT_EQ(prefetch.get(*kernel_, identity(2), summary, hold).entry, "stubjit_saxpy_direct_r2");
+  EXPECT_EQ(toolchain_->most_at_once(), 1);
+  EXPECT_EQ(runtime_->compiles.load(), 2u);
+}
+
+TEST_F(StagePrefetchTest, NothingStartsWhereTheKernelsTableIsFull) {
+  open(1);
+  // Every slot taken by a stub of some other variant (the table keeps whatever it is
+  // given: the records are never run here).
+  for (std::size_t k = 0; k < KernelStubs::capacity; ++k) {
+    StubVariant variant;
+    variant.mode = Mode::spread;
+    variant.rank = 4;
+    variant.bindings = {Binding::scalar, Binding::projection, Binding::projection};
+    variant.specialized.count = 1;
+    variant.specialized.bits[0] = k + 1;
+    kernel_->stubs.remember(
+        StubIdentity::of(*kernel_->identity, *runtime_->toolchain_identity, variant), nullptr,
+        nullptr);
+  }
+  ASSERT_TRUE(kernel_->stubs.full());
+  StagePrefetch prefetch;
+  prefetch.start(*kernel_, identity(1), identity(2));
+  EXPECT_FALSE(prefetch.started());
+  EXPECT_EQ(runtime_->compiles.load(), 0u);
+}
+
+TEST_F(StagePrefetchTest, NothingStartsWhileACollectionDefersOnThisThread) {
+  open(1);
+  std::vector<StubOrder> orders;
+  {
+    StubCollection collection(*runtime_, orders);
+    StagePrefetch prefetch;
+    prefetch.start(*kernel_, identity(1), identity(2));
+    EXPECT_FALSE(prefetch.started());
+    // Deferred by the collection, as without a prefetch: ordered, not compiled.
+    LaunchSummary summary;
+    std::shared_ptr<const LoadedStub> hold;
+    bool deferred = false;
+    try {
+      prefetch.get(*kernel_, identity(2), summary, hold);
+    } catch (const StubDeferred&) {
+      deferred = true;
+    }
+    EXPECT_TRUE(deferred);
+  }
+  EXPECT_EQ(orders.size(), 1u);
+  EXPECT_EQ(runtime_->compiles.load(), 0u);
+  // Without it, the prefetch starts.
+  StagePrefetch prefetch;
+  prefetch.start(*kernel_, identity(1), identity(2));
+  EXPECT_TRUE(prefetch.started());
+}
+
+TEST_F(StagePrefetchTest, WhatTheThreadThrowsIsThrownByGetAndRemembered) {
+  open(2, "y = a * x + undeclared;");
+  const StubIdentity first = identity(1), later = identity(2);
+  LaunchSummary summary;
+  std::shared_ptr<const LoadedStub> hold;
+  StagePrefetch prefetch;
+  prefetch.start(*kernel_, first, later);
+  ASSERT_TRUE(prefetch.started());
+  EXPECT_THROW(stub_found(*kernel_, first, summary, hold), CompileError);
+  try {
+    prefetch.get(*kernel_, later, summary, hold);
+    ADD_FAILURE() << "the later stage's compile error was not thrown";
+  } catch (const CompileError& error) {
+    EXPECT_NE(std::string(error.what()).find("undeclared"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(toolchain_->most_at_once(), 2);
+  EXPECT_EQ(runtime_->compile_failures.load(), 2u);
+  // Remembered as the kernel's: thrown again without compiling.
+  ASSERT_NE(kernel_->stubs.find(later), nullptr);
+  EXPECT_TRUE(kernel_->stubs.find(later)->failure);
+}
+
+}  // namespace
+}  // namespace stubjit::detail
