@@ -107,6 +107,11 @@ class WorkerPool {
     return spawn_worker(path, why);
   }
 
+  std::size_t idle() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return idle_.size();
+  }
+
   void give_back(Worker worker) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (idle_.size() < max_idle()) {
@@ -148,6 +153,9 @@ class RemoteToolchain final : public Toolchain {
   std::string target_id() const override { return local_->target_id(); }
   std::string compiler_id() const override { return local_->compiler_id(); }
   DeviceLimits typical_limits() const override { return local_->typical_limits(); }
+  // The workers waiting in the pool (any runtime's): a compile beyond them starts one,
+  // which loads the compiler first.
+  std::size_t ready_compilers() const override { return pool().idle(); }
 
   Binary compile(const CompileJob& job) const override {
     const std::string path = compile_worker_path();

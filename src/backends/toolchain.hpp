@@ -3,6 +3,7 @@
 // device: with none, a runtime is compile-only (it fills caches and refuses to run).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -73,6 +74,12 @@ class Toolchain {
 
   // Throws CompileError with the compiler's log. Safe to call from several threads.
   virtual Binary compile(const CompileJob& job) const = 0;
+
+  // How many compiles could start now without first starting a compiler: a hint for
+  // whether to compile two stubs at once (runtime/stage_prefetch.hpp). A toolchain that
+  // compiles in the process has its compiler loaded: no limit.
+  static constexpr std::size_t unlimited = static_cast<std::size_t>(-1);
+  virtual std::size_t ready_compilers() const { return unlimited; }
 };
 
 }  // namespace stubjit::detail

@@ -38,7 +38,7 @@ ScanStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLa
   StagePrefetch prefetch;
   if (two_stages()) {
     partials = identity_to_run(kernel, stage_identity(kernel, first), launching, summary);
-    prefetch.start(kernel, scan, *partials);
+    prefetch.start(kernel, scan, *partials, StagePrefetch::Start::short_later);
   }
   stubs.scan = &stub_found(kernel, scan, summary, stubs.hold_scan);
   if (fit) fit_to_module(kernel, *stubs.scan->module, options, planned);

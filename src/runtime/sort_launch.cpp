@@ -49,7 +49,7 @@ SortStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLa
   StagePrefetch prefetch;
   if (merges()) {
     merge_identity = identity_to_run(kernel, stage_identity(kernel, merge), launching, summary);
-    prefetch.start(kernel, runs, *merge_identity);
+    prefetch.start(kernel, runs, *merge_identity, StagePrefetch::Start::long_later);
   }
   stubs.runs = &stub_found(kernel, runs, summary, stubs.hold_runs);
   if (fit) fit_to_module(kernel, *stubs.runs->module, options, planned);

@@ -4,6 +4,7 @@
 
 #include "runtime/launch_steps.hpp"
 #include "runtime/stub_builder.hpp"
+#include "support/compile_cap.hpp"
 #include "support/log.hpp"
 
 namespace stubjit::detail {
@@ -12,11 +13,15 @@ StagePrefetch::~StagePrefetch() {
   if (thread_.joinable()) thread_.join();
 }
 
-void StagePrefetch::start(KernelState& kernel, const StubIdentity& first,
-                          const StubIdentity& later) {
+void StagePrefetch::start(KernelState& kernel, const StubIdentity& first, const StubIdentity& later,
+                          Start when) {
+  // The kernel's table first: a launch that finds its stubs there asks nothing else.
   if (thread_.joinable() || kernel.stubs.full() || kernel.stubs.find(first) ||
       kernel.stubs.find(later) || StubCollection::active_for(*kernel.runtime))
     return;
+  if (compile_cap_from_environment().slots == 1) return;
+  const std::size_t ready = kernel.runtime->toolchain->ready_compilers();
+  if (ready == 1 || (ready == 0 && when == Start::short_later)) return;
   later_.emplace(later);
   try {
     thread_ = std::thread([this, &kernel] {

@@ -9,10 +9,17 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "backends/cpu/cpu_backend.hpp"
+#include "backends/remote_toolchain.hpp"
+#include "codegen/stub_request.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_steps.hpp"
 #include "runtime/stage_prefetch.hpp"
@@ -23,11 +30,15 @@ namespace stubjit::detail {
 namespace {
 
 // The runtime's toolchain, but each compile waits (at most 20 s) until `meet` compiles
-// are running, and the most that ran at once is counted.
+// are running, the most that ran at once is counted, and `ready` compilers are said to
+// be ready.
 class MeetingToolchain : public Toolchain {
  public:
   MeetingToolchain(std::unique_ptr<Toolchain> real, int meet)
       : real_(std::move(real)), meet_(meet) {}
+
+  std::size_t ready = unlimited;
+  std::size_t ready_compilers() const override { return ready; }
 
   const TargetTraits& traits() const override { return real_->traits(); }
   std::string target_id() const override { return real_->target_id(); }
@@ -52,6 +63,8 @@ class MeetingToolchain : public Toolchain {
     return real_->compile(job);
   }
 
+  const Toolchain& real() const { return *real_; }
+
   int most_at_once() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return most_at_once_;
@@ -66,8 +79,32 @@ class MeetingToolchain : public Toolchain {
   mutable int most_at_once_ = 0;
 };
 
+// Sets an environment variable for the life of the object, then puts it back.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) saved_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (saved_)
+      ::setenv(name_, saved_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> saved_;
+};
+
 class StagePrefetchTest : public ::testing::Test {
  protected:
+  // No node-wide compile cap: its slots are shared with the other test processes, and
+  // two tests each holding one slot while waiting for a second compile would wait for
+  // each other.
+  ScopedEnv no_cap_{"STUBJIT_MAX_PARALLEL_COMPILES", "off"};
+
   // A CPU runtime whose compiles meet `meet` at a time, and a kernel of `body`.
   void open(int meet, const std::string& body = "y = a * x + y;") {
     RuntimeOptions options;
@@ -92,17 +129,18 @@ class StagePrefetchTest : public ::testing::Test {
   }
 
   std::shared_ptr<RuntimeState> runtime_;
-  const MeetingToolchain* toolchain_ = nullptr;
+  MeetingToolchain* toolchain_ = nullptr;
   std::unique_ptr<KernelState> kernel_;
 };
 
 TEST_F(StagePrefetchTest, TwoStubsToBuildAreCompiledAtOnce) {
   open(2);
+  toolchain_->ready = 0;  // a process's first compiles: both start their compilers
   const StubIdentity first = identity(1), later = identity(2);
   LaunchSummary summary;
   std::shared_ptr<const LoadedStub> hold_first, hold_later;
   StagePrefetch prefetch;
-  prefetch.start(*kernel_, first, later);
+  prefetch.start(*kernel_, first, later, StagePrefetch::Start::long_later);
   EXPECT_TRUE(prefetch.started());
   const LoadedStub& built_first = stub_found(*kernel_, first, summary, hold_first);
   const LoadedStub& built_later = prefetch.get(*kernel_, later, summary, hold_later);
@@ -116,7 +154,7 @@ TEST_F(StagePrefetchTest, TwoStubsToBuildAreCompiledAtOnce) {
   ASSERT_NE(kernel_->stubs.find(later), nullptr);
   EXPECT_EQ(kernel_->stubs.find(later)->stub.get(), &built_later);
   StagePrefetch again;
-  again.start(*kernel_, first, later);
+  again.start(*kernel_, first, later, StagePrefetch::Start::long_later);
   EXPECT_FALSE(again.started());
   LaunchSummary second;
   std::shared_ptr<const LoadedStub> hold;
@@ -133,14 +171,14 @@ TEST_F(StagePrefetchTest, NothingStartsWhereEitherStubIsInTheKernelsTable) {
   for (const bool known_first : {true, false}) {
     StagePrefetch prefetch;
     if (known_first)
-      prefetch.start(*kernel_, identity(1), identity(2));
+      prefetch.start(*kernel_, identity(1), identity(2), StagePrefetch::Start::long_later);
     else
-      prefetch.start(*kernel_, identity(2), identity(1));
+      prefetch.start(*kernel_, identity(2), identity(1), StagePrefetch::Start::long_later);
     EXPECT_FALSE(prefetch.started()) << known_first;
   }
   // Found on this thread instead, one compile at a time.
   StagePrefetch prefetch;
-  prefetch.start(*kernel_, identity(1), identity(2));
+  prefetch.start(*kernel_, identity(1), identity(2), StagePrefetch::Start::long_later);
   EXPECT_EQ(prefetch.get(*kernel_, identity(2), summary, hold).entry, "stubjit_saxpy_direct_r2");
   EXPECT_EQ(toolchain_->most_at_once(), 1);
   EXPECT_EQ(runtime_->compiles.load(), 2u);
@@ -163,7 +201,7 @@ TEST_F(StagePrefetchTest, NothingStartsWhereTheKernelsTableIsFull) {
   }
   ASSERT_TRUE(kernel_->stubs.full());
   StagePrefetch prefetch;
-  prefetch.start(*kernel_, identity(1), identity(2));
+  prefetch.start(*kernel_, identity(1), identity(2), StagePrefetch::Start::long_later);
   EXPECT_FALSE(prefetch.started());
   EXPECT_EQ(runtime_->compiles.load(), 0u);
 }
@@ -174,7 +212,7 @@ TEST_F(StagePrefetchTest, NothingStartsWhileACollectionDefersOnThisThread) {
   {
     StubCollection collection(*runtime_, orders);
     StagePrefetch prefetch;
-    prefetch.start(*kernel_, identity(1), identity(2));
+    prefetch.start(*kernel_, identity(1), identity(2), StagePrefetch::Start::long_later);
     EXPECT_FALSE(prefetch.started());
     // Deferred by the collection, as without a prefetch: ordered, not compiled.
     LaunchSummary summary;
@@ -191,8 +229,61 @@ TEST_F(StagePrefetchTest, NothingStartsWhileACollectionDefersOnThisThread) {
   EXPECT_EQ(runtime_->compiles.load(), 0u);
   // Without it, the prefetch starts.
   StagePrefetch prefetch;
-  prefetch.start(*kernel_, identity(1), identity(2));
+  prefetch.start(*kernel_, identity(1), identity(2), StagePrefetch::Start::long_later);
   EXPECT_TRUE(prefetch.started());
+}
+
+// A short later stage starts only where two compilers are ready; a long one also where
+// none is (both start theirs), but not where one is.
+TEST_F(StagePrefetchTest, WhetherItStartsFollowsTheReadyCompilers) {
+  using Start = StagePrefetch::Start;
+  struct Case {
+    std::size_t ready;
+    Start when;
+    bool starts;
+  };
+  for (const Case& c : {Case{0, Start::long_later, true}, Case{1, Start::long_later, false},
+                        Case{2, Start::long_later, true}, Case{0, Start::short_later, false},
+                        Case{1, Start::short_later, false}, Case{2, Start::short_later, true},
+                        Case{Toolchain::unlimited, Start::short_later, true}}) {
+    open(1);  // a new kernel each time: a started thread leaves its stub in the table
+    toolchain_->ready = c.ready;
+    StagePrefetch prefetch;
+    prefetch.start(*kernel_, identity(1), identity(2), c.when);
+    EXPECT_EQ(prefetch.started(), c.starts)
+        << c.ready << " ready, " << (c.when == Start::long_later ? "long" : "short");
+  }
+}
+
+TEST_F(StagePrefetchTest, NothingStartsWhereTheNodeRunsOneCompileAtATime) {
+  open(1);
+  const ScopedEnv one_at_a_time("STUBJIT_MAX_PARALLEL_COMPILES", "1");
+  StagePrefetch prefetch;
+  prefetch.start(*kernel_, identity(1), identity(2), StagePrefetch::Start::long_later);
+  EXPECT_FALSE(prefetch.started());
+}
+
+// The compile workers (remote_toolchain.hpp) say how many of them wait in the pool: two
+// after two compiles ran at once, whatever the pool held before (it keeps at least two).
+TEST(RemoteToolchainReady, TwoCompilesAtOnceLeaveTwoWorkersReady) {
+  MeetingToolchain meeting(
+      make_remote_toolchain(make_cpu_toolchain(), "cpu", std::chrono::seconds(60)), 2);
+  const Toolchain& remote = meeting.real();
+  const KernelSource source{"ready", {inout<float>("y")}, "y = 1;"};
+  StubRequest request;
+  request.kernel = &source;
+  request.bindings = {Binding::projection};
+  const GeneratedStub stub = generate_stub(request);
+  const std::vector<std::string> options;
+  const auto compile = [&] {
+    meeting.compile({stub.source, stub.file_name, stub.entry, source.name, options});
+  };
+  std::thread beside(compile);
+  compile();
+  beside.join();
+  EXPECT_EQ(meeting.most_at_once(), 2);
+  EXPECT_GE(remote.ready_compilers(), 2u);
+  EXPECT_NE(remote.ready_compilers(), Toolchain::unlimited);
 }
 
 TEST_F(StagePrefetchTest, WhatTheThreadThrowsIsThrownByGetAndRemembered) {
@@ -201,7 +292,7 @@ TEST_F(StagePrefetchTest, WhatTheThreadThrowsIsThrownByGetAndRemembered) {
   LaunchSummary summary;
   std::shared_ptr<const LoadedStub> hold;
   StagePrefetch prefetch;
-  prefetch.start(*kernel_, first, later);
+  prefetch.start(*kernel_, first, later, StagePrefetch::Start::long_later);
   ASSERT_TRUE(prefetch.started());
   EXPECT_THROW(stub_found(*kernel_, first, summary, hold), CompileError);
   try {
