@@ -18,6 +18,14 @@
 // below 1e-2. Environment: STUBJIT_SCAN_ELEMENTS (default 2^28).
 //
 //   BM_ScanIntegers<T>   the same three sides for sums of int8 or uint32 (below)
+//   BM_Scan_FirstLaunch  what a scan's first launch compiles, each side in a new runtime
+//                        without the disk cache, alternating: a launch over one pencil
+//                        of 1000 int64 values (one part: the scan stage alone) and
+//                        Kernel::prepare over one of 2^22 (parts on any host: the
+//                        partials stage too, side by side, as a split launch compiles
+//                        them; prepare runs nothing, so the side times the compiles
+//                        alone); counters one_part_ms, both_stages_ms (medians) and
+//                        both_over_one_part; the Time column is the one-part side's
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -231,6 +239,38 @@ void BM_ScanIntegers(benchmark::State& state) {
 }
 BENCHMARK_TEMPLATE(BM_ScanIntegers, std::int8_t)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK_TEMPLATE(BM_ScanIntegers, std::uint32_t)->Unit(benchmark::kMillisecond)->UseManualTime();
+
+// One side of BM_Scan_FirstLaunch in a runtime of its own; false if the compiles were
+// not the side's, or the prefixes not what it leaves (1, 2, ..., n from a launch over
+// ones; untouched zeros from prepare).
+bool first_launch(bool one_part, double& ms) {
+  RuntimeOptions options = cpu();
+  options.disk_cache = false;
+  Runtime runtime(options);
+  Kernel kernel = runtime.kernel(
+      {"scan_first_launch", {in<i64>("x"), scan<i64>("y", Combiner::sum)}, "y = x;"});
+  const i64 n = one_part ? 1000 : i64(1) << 22;
+  Field x = runtime.allocate<i64>({n});
+  Field y = runtime.allocate<i64>({n});
+  x.copy_from(std::vector<i64>(static_cast<std::size_t>(n), 1));
+  y.copy_from(std::vector<i64>(static_cast<std::size_t>(n), 0));
+  const auto start = std::chrono::steady_clock::now();
+  if (one_part)
+    kernel.launch(Domain{n}, x, y);
+  else
+    kernel.prepare(Domain{n}, x, y);
+  ms = stubjit::bench::milliseconds(std::chrono::steady_clock::now() - start);
+  if (runtime.counters().compiles != (one_part ? 1u : 2u)) return false;
+  const std::vector<i64> got = y.to_vector<i64>();
+  for (i64 k = 0; k < n; ++k)
+    if (got[std::size_t(k)] != (one_part ? k + 1 : 0)) return false;
+  return true;
+}
+
+void BM_Scan_FirstLaunch(benchmark::State& state) {
+  stubjit::bench::time_first_launches(state, first_launch);
+}
+BENCHMARK(BM_Scan_FirstLaunch)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(7);
 
 }  // namespace
 

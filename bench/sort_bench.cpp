@@ -17,11 +17,10 @@
 //                        without the disk cache, alternating: a launch over one pencil
 //                        of 1000 int64 keys (one part: the runs stage alone) and
 //                        Kernel::prepare over one of 40000 (two parts on any host: both
-//                        stages, as every first launch compiled before a one-part
-//                        launch left the merge stage out; prepare runs nothing, so the
-//                        side times the compiles alone); counters one_part_ms,
-//                        both_stages_ms (medians) and both_over_one_part; the Time
-//                        column is the one-part side's
+//                        stages, side by side, as a split launch compiles them; prepare
+//                        runs nothing, so the side times the compiles alone); counters
+//                        one_part_ms, both_stages_ms (medians) and both_over_one_part;
+//                        the Time column is the one-part side's
 //
 // Before timing, stubjit's keys are compared with std::stable_sort's, bit for bit.
 // Environment: STUBJIT_SORT_ELEMENTS (default 2^26).
@@ -205,31 +204,7 @@ bool first_launch(bool one_part, double& ms) {
 }
 
 void BM_Sort_FirstLaunch(benchmark::State& state) {
-  double ms = 0;
-  // Not timed: the process's first compile starts the compile worker, which loads the
-  // compiler plugin.
-  if (!first_launch(true, ms)) {
-    state.SkipWithError("a side compiled the wrong stages or left the wrong keys");
-    return;
-  }
-  std::vector<double> one_part, both;
-  std::int64_t iteration = 0;
-  for (auto _ : state) {
-    for (int place = 0; place < 2; ++place) {
-      const bool side_one_part = (iteration + place) % 2 == 0;
-      if (!first_launch(side_one_part, ms)) {
-        state.SkipWithError("a side compiled the wrong stages or left the wrong keys");
-        return;
-      }
-      (side_one_part ? one_part : both).push_back(ms);
-    }
-    ++iteration;
-    state.SetIterationTime(one_part.back() / 1e3);
-  }
-  state.counters["one_part_ms"] = stubjit::bench::median(one_part);
-  state.counters["both_stages_ms"] = stubjit::bench::median(both);
-  state.counters["both_over_one_part"] =
-      stubjit::bench::median(both) / stubjit::bench::median(one_part);
+  stubjit::bench::time_first_launches(state, first_launch);
 }
 BENCHMARK(BM_Sort_FirstLaunch)->Unit(benchmark::kMillisecond)->UseManualTime()->Iterations(7);
 
