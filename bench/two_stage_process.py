@@ -22,10 +22,9 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
+
+from whole_process import timed
 
 SAXPY = {"name": "saxpy",
          "params": [{"name": "a", "kind": "scalar", "type": "float"},
@@ -40,15 +39,6 @@ SCAN = {"name": "scan_sum",
         "body": "s = x;", "launches": [{"domain": [1 << 22]}]}
 CASES = {"sort": [SORT], "scan": [SCAN], "saxpy+sort": [SAXPY, SORT],
          "saxpy+scan": [SAXPY, SCAN]}
-
-
-def timed(argv, env):
-    start = time.perf_counter()
-    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = (time.perf_counter() - start) * 1000.0
-    if done.returncode != 0:
-        sys.exit(f"{argv[0]} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
-    return elapsed
 
 
 def main():

@@ -263,6 +263,32 @@ StubIdentity stage_identity(const KernelState& kernel, const StubVariant& varian
   return StubIdentity::of(*kernel.identity, *kernel.runtime->toolchain_identity, variant);
 }
 
+StagePair find_stage_pair(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
+                          LaunchSummary& summary, bool launching, bool fit, bool any_machine,
+                          Pattern second, StagePrefetch::Start when, SecondaryNeeded needed) {
+  StagePair stubs;
+  StubVariant other = planned.variant;
+  other.pattern = second;
+  const StubIdentity primary =
+      identity_to_run(kernel, stage_identity(kernel, planned.variant), launching, summary);
+  std::optional<StubIdentity> secondary;
+  StagePrefetch prefetch;
+  if (needed(planned, fit, any_machine)) {
+    secondary = identity_to_run(kernel, stage_identity(kernel, other), launching, summary);
+    prefetch.start(kernel, primary, *secondary, when);
+  }
+  stubs.primary = &stub_found(kernel, primary, summary, stubs.hold_primary);
+  if (fit) fit_to_module(kernel, *stubs.primary->module, options, planned);
+  if (needed(planned, fit, any_machine)) {
+    if (!secondary)
+      secondary = identity_to_run(kernel, stage_identity(kernel, other), launching, summary);
+    stubs.secondary = &prefetch.get(kernel, *secondary, summary, stubs.hold_secondary);
+    if (fit) fit_to_module(kernel, *stubs.secondary->module, options, planned);
+  }
+  refit(summary, planned);
+  return stubs;
+}
+
 void issue_stage(KernelState& kernel, const LoadedStub& stub, const ReduceLaunch& planned,
                  const void* params, std::size_t params_size, bool uses_scratch,
                  StreamState* stream) {

@@ -12,6 +12,7 @@
 #include "plan/reduce_plan.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_steps.hpp"
+#include "runtime/stage_prefetch.hpp"
 #include "stubjit/reduce.h"
 
 namespace stubjit::detail {
@@ -70,6 +71,26 @@ void fit_to_module(const KernelState& kernel, const Module& module, const Launch
 // The identity of a stage's stub (a scan's or sort's stages: `variant` with the
 // stage's pattern).
 StubIdentity stage_identity(const KernelState& kernel, const StubVariant& variant);
+
+// The stubs of a launch of two stages, found, loaded or compiled, and the plan fitted to
+// the registers of each: `primary`, the stage of `planned.variant` (a scan's scan stage,
+// a sort's runs), and `secondary`, the stage of pattern `second` (a scan's partials, a
+// sort's merges), where `needed` says the launch needs it; `hold_*` keep them.
+struct StagePair {
+  const LoadedStub* primary = nullptr;
+  const LoadedStub* secondary = nullptr;
+  std::shared_ptr<const LoadedStub> hold_primary, hold_secondary;
+};
+// Asked before the plan is fitted to the primary stub, where a yes builds the
+// secondary beside it (StagePrefetch, as `when` allows), and after. Fitting can only
+// lower the threads and so only add parts, never take a need away.
+using SecondaryNeeded = bool (*)(const ReduceLaunch& planned, bool fit, bool any_machine);
+// `launching`: for a launch (else for Kernel::prepare, which wants the stubs' own);
+// `fit`: there is a device whose limits the plan must meet; `any_machine`: passed to
+// `needed`.
+StagePair find_stage_pair(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
+                          LaunchSummary& summary, bool launching, bool fit, bool any_machine,
+                          Pattern second, StagePrefetch::Start when, SecondaryNeeded needed);
 
 // Issues every dispatch of `planned` with `stub`, the `size` bytes of `params` (a
 // ReduceParams or SortParams) after the packed arguments (the caller has checked the

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "runtime/reduce_launch.hpp"
-#include "runtime/stage_prefetch.hpp"
 #include "stubjit/error.hpp"
 
 namespace stubjit::detail {
@@ -13,43 +12,18 @@ namespace {
 
 using u64 = std::uint64_t;
 
-// The stubs of a scan launch's stages, found (compiled, loaded or from the caches)
-// and the plan fitted to their registers. The partials stage only on a host, where a
-// segment has several parts (a GPU scans them in one pass): fitting to a stub can only
-// lower the threads and so only add parts, never take the need for it away.
-struct ScanStubs {
-  const LoadedStub* partials = nullptr;
-  const LoadedStub* scan = nullptr;
-  std::shared_ptr<const LoadedStub> hold_partials, hold_scan;
-};
+// A scan's partials stage: only on a host, where a segment has several parts (a GPU
+// scans them in one pass). Its compile, as short as the scan stage's, goes beside that
+// one only where two compilers are ready (StagePrefetch::Start::short_later).
+bool partials_needed(const ReduceLaunch& planned, bool, bool) {
+  return planned.layout.parts > 1 && !planned.device_threads;
+}
 
-// `launching`: for a launch (else for Kernel::prepare, which wants the stubs' own);
-// `fit`: there is a device whose limits the plan must meet. Where the plan needs the
-// partials stage before the fit, its stub is built beside the scan's (StagePrefetch).
-ScanStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
+StagePair find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
                      LaunchSummary& summary, bool launching, bool fit) {
-  ScanStubs stubs;
-  const auto two_stages = [&] { return planned.layout.parts > 1 && !planned.device_threads; };
-  StubVariant first = planned.variant;
-  first.pattern = Pattern::scan_partials;
-  const StubIdentity scan =
-      identity_to_run(kernel, stage_identity(kernel, planned.variant), launching, summary);
-  std::optional<StubIdentity> partials;
-  StagePrefetch prefetch;
-  if (two_stages()) {
-    partials = identity_to_run(kernel, stage_identity(kernel, first), launching, summary);
-    prefetch.start(kernel, scan, *partials, StagePrefetch::Start::short_later);
-  }
-  stubs.scan = &stub_found(kernel, scan, summary, stubs.hold_scan);
-  if (fit) fit_to_module(kernel, *stubs.scan->module, options, planned);
-  if (two_stages()) {
-    if (!partials)
-      partials = identity_to_run(kernel, stage_identity(kernel, first), launching, summary);
-    stubs.partials = &prefetch.get(kernel, *partials, summary, stubs.hold_partials);
-    if (fit) fit_to_module(kernel, *stubs.partials->module, options, planned);
-  }
-  refit(summary, planned);
-  return stubs;
+  return find_stage_pair(kernel, options, planned, summary, launching, fit, false,
+                         Pattern::scan_partials, StagePrefetch::Start::short_later,
+                         partials_needed);
 }
 
 }  // namespace
@@ -62,14 +36,16 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
   LaunchSummary summary = summary_of(planned);
   if (planned.plan.dispatches.empty()) return summary;
   Device& device = runtime.device_for("launch a kernel");
-  const ScanStubs stubs = find_stubs(kernel, options, planned, summary, true, true);
+  const StagePair stubs = find_stubs(kernel, options, planned, summary, true, true);
+  const LoadedStub& scan = *stubs.primary;
+  const LoadedStub* partials = stubs.secondary;  // null where one stage runs
   // Both stages' plans checked before any memory is taken or anything issued.
-  device.check_plan(*stubs.scan->module, planned.plan);
-  if (stubs.partials) device.check_plan(*stubs.partials->module, planned.plan);
+  device.check_plan(*scan.module, planned.plan);
+  if (partials) device.check_plan(*partials->module, planned.plan);
   const ReduceLayout& layout = planned.layout;
   ReduceParams params{layout.parts, layout.part_length, 0, 0, 1u, 0};
   if (layout.parts == 1) {
-    issue_stage(kernel, *stubs.scan, planned, &params, sizeof(params), false, stream);
+    issue_stage(kernel, scan, planned, &params, sizeof(params), false, stream);
   } else if (planned.device_threads) {
     // The stub looks back once per part, at its first tile: a part must be one tile.
     const u64 threads = u64(planned.plan.block[0]) * planned.plan.block[1] * planned.plan.block[2];
@@ -87,7 +63,7 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
     params.partials = reinterpret_cast<u64>(values.data());
     params.arrivals = reinterpret_cast<u64>(status.data());
     params.epoch = status.epoch();
-    issue_stage(kernel, *stubs.scan, planned, &params, sizeof(params), true, stream);
+    issue_stage(kernel, scan, planned, &params, sizeof(params), true, stream);
     // The values and flags are the next launch's (or freed): wait for this one first.
     stream->synchronize();
   } else {
@@ -97,8 +73,8 @@ LaunchSummary launch_scan(KernelState& kernel, const Domain& domain, const Arg* 
     const ReduceScratch::Lease scratch =
         kernel.reduce_scratch.acquire(device, static_cast<std::size_t>(partial_bytes), 0);
     params.partials = reinterpret_cast<u64>(scratch.data());
-    issue_stage(kernel, *stubs.partials, planned, &params, sizeof(params), true, stream);
-    issue_stage(kernel, *stubs.scan, planned, &params, sizeof(params), true, stream);
+    issue_stage(kernel, *partials, planned, &params, sizeof(params), true, stream);
+    issue_stage(kernel, scan, planned, &params, sizeof(params), true, stream);
     // The partials are the next launch's (or freed): wait for this one to finish first.
     stream->synchronize();
   }
@@ -114,12 +90,12 @@ LaunchSummary prepare_scan(KernelState& kernel, const Domain& domain, const Arg*
   plan_reduce_launch(kernel, domain, args, count, options, planned);
   LaunchSummary summary = summary_of(planned);
   if (planned.plan.dispatches.empty()) return summary;
-  const ScanStubs stubs =
+  const StagePair stubs =
       find_stubs(kernel, options, planned, summary, launching, runtime.device != nullptr);
   identity = stage_identity(kernel, planned.variant);
   if (runtime.device) {
-    runtime.device->check_plan(*stubs.scan->module, planned.plan);
-    if (stubs.partials) runtime.device->check_plan(*stubs.partials->module, planned.plan);
+    runtime.device->check_plan(*stubs.primary->module, planned.plan);
+    if (stubs.secondary) runtime.device->check_plan(*stubs.secondary->module, planned.plan);
   }
   return summary;
 }

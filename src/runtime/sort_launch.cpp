@@ -5,7 +5,6 @@
 
 #include "plan/reduce_plan.hpp"
 #include "runtime/reduce_launch.hpp"
-#include "runtime/stage_prefetch.hpp"
 #include "stubjit/sort.h"
 
 namespace stubjit::detail {
@@ -15,52 +14,27 @@ using u64 = std::uint64_t;
 
 static_assert(sizeof(SortParams) == 64, "SortParams and sort.h disagree");
 
-struct SortStubs {
-  const LoadedStub* runs = nullptr;
-  const LoadedStub* merge = nullptr;
-  std::shared_ptr<const LoadedStub> hold_runs, hold_merge;
-};
-
-// The stubs a launch runs, the plan fitted to the registers of each (a GPU sort's parts
-// follow its groups' threads, so both stages run the same, final, layout). A segment of
-// one part is sorted into the fields by the first stage and no merge pass follows, so
-// the merge stage's stub is neither compiled nor loaded: half the compiles of a sort of
-// short pencils. Fitting to a stub can only lower the threads and so only add parts,
-// never take the need for the merges away: where the plan needs them before the fit,
-// the merge stub is built beside the runs stub (StagePrefetch).
+// A sort's merge stage where its plan has several parts (a GPU sort's parts follow its
+// groups' threads, so both stages run the same, final, layout). A segment of one part
+// is sorted into the fields by the runs stage and no merge pass follows, so the merge
+// stage's stub is neither compiled nor loaded: half the compiles of a sort of short
+// pencils. Its compile, 2 to 2.7 times the runs stage's, goes beside the runs stage's
+// (StagePrefetch::Start::long_later).
 //
 // `any_machine` (Kernel::prepare, which fills caches that other processes and machines
 // read): also the merge stub where this machine needs none but another could: on a
 // host a segment longer than a part's least length splits where there are workers
 // enough (sort_layout), and a GPU plan not fitted to any registers (a compile-only
 // runtime) may split once fitted.
-SortStubs find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
+bool merges_needed(const ReduceLaunch& planned, bool fit, bool any_machine) {
+  const bool may_split = planned.device_threads ? !fit : planned.layout.length > host_min_part;
+  return planned.layout.parts > 1 || (any_machine && may_split);
+}
+
+StagePair find_stubs(KernelState& kernel, const LaunchOptions& options, ReduceLaunch& planned,
                      LaunchSummary& summary, bool launching, bool fit, bool any_machine) {
-  SortStubs stubs;
-  const auto merges = [&] {
-    const bool may_split = planned.device_threads ? !fit : planned.layout.length > host_min_part;
-    return planned.layout.parts > 1 || (any_machine && may_split);
-  };
-  StubVariant merge = planned.variant;
-  merge.pattern = Pattern::sort_merge;
-  const StubIdentity runs =
-      identity_to_run(kernel, stage_identity(kernel, planned.variant), launching, summary);
-  std::optional<StubIdentity> merge_identity;
-  StagePrefetch prefetch;
-  if (merges()) {
-    merge_identity = identity_to_run(kernel, stage_identity(kernel, merge), launching, summary);
-    prefetch.start(kernel, runs, *merge_identity, StagePrefetch::Start::long_later);
-  }
-  stubs.runs = &stub_found(kernel, runs, summary, stubs.hold_runs);
-  if (fit) fit_to_module(kernel, *stubs.runs->module, options, planned);
-  if (merges()) {
-    if (!merge_identity)
-      merge_identity = identity_to_run(kernel, stage_identity(kernel, merge), launching, summary);
-    stubs.merge = &prefetch.get(kernel, *merge_identity, summary, stubs.hold_merge);
-    if (fit) fit_to_module(kernel, *stubs.merge->module, options, planned);
-  }
-  refit(summary, planned);
-  return stubs;
+  return find_stage_pair(kernel, options, planned, summary, launching, fit, any_machine,
+                         Pattern::sort_merge, StagePrefetch::Start::long_later, merges_needed);
 }
 
 // The bytes of one buffer: every segment's keys, then each payload's elements.
@@ -81,10 +55,12 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
   LaunchSummary summary = summary_of(planned);
   if (planned.plan.dispatches.empty()) return summary;
   Device& device = runtime.device_for("launch a kernel");
-  const SortStubs stubs = find_stubs(kernel, options, planned, summary, true, true, false);
+  const StagePair stubs = find_stubs(kernel, options, planned, summary, true, true, false);
+  const LoadedStub& runs = *stubs.primary;
+  const LoadedStub* merge = stubs.secondary;  // null where one stage runs
   // The stages' plans checked before any memory is taken or anything issued.
-  device.check_plan(*stubs.runs->module, planned.plan);
-  if (stubs.merge) device.check_plan(*stubs.merge->module, planned.plan);
+  device.check_plan(*runs.module, planned.plan);
+  if (merge) device.check_plan(*merge->module, planned.plan);
   const ReduceLayout& layout = planned.layout;
   const u64 total = layout.segments * layout.length;
   const u64 bytes = buffer_bytes(kernel, total);
@@ -102,7 +78,7 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
   params.spare = buffers[1];
   // A segment of one part: the first stage sorts it into the fields, and that is all.
   params.into_fields = layout.parts == 1 ? 1u : 0u;
-  issue_stage(kernel, *stubs.runs, planned, &params, sizeof(params), true, stream);
+  issue_stage(kernel, runs, planned, &params, sizeof(params), true, stream);
   // Runs of part_length in buffer 0; each pass merges pairs of them into the other
   // buffer, the last (where one run is the whole segment) into the fields.
   int from = 0;
@@ -111,7 +87,7 @@ LaunchSummary launch_sort(KernelState& kernel, const Domain& domain, const Arg* 
     params.from = buffers[from];
     params.to = buffers[1 - from];
     params.into_fields = 2 * width >= layout.length ? 1u : 0u;
-    issue_stage(kernel, *stubs.merge, planned, &params, sizeof(params), true, stream);
+    issue_stage(kernel, *merge, planned, &params, sizeof(params), true, stream);
     if (params.into_fields) break;
     from = 1 - from;
   }
@@ -129,12 +105,12 @@ LaunchSummary prepare_sort(KernelState& kernel, const Domain& domain, const Arg*
   plan_reduce_launch(kernel, domain, args, count, options, planned);
   LaunchSummary summary = summary_of(planned);
   if (planned.plan.dispatches.empty()) return summary;
-  const SortStubs stubs = find_stubs(kernel, options, planned, summary, launching,
+  const StagePair stubs = find_stubs(kernel, options, planned, summary, launching,
                                      runtime.device != nullptr, !launching);
   identity = stage_identity(kernel, planned.variant);
   if (runtime.device) {
-    runtime.device->check_plan(*stubs.runs->module, planned.plan);
-    if (stubs.merge) runtime.device->check_plan(*stubs.merge->module, planned.plan);
+    runtime.device->check_plan(*stubs.primary->module, planned.plan);
+    if (stubs.secondary) runtime.device->check_plan(*stubs.secondary->module, planned.plan);
   }
   return summary;
 }

@@ -20,6 +20,7 @@
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/remote_toolchain.hpp"
 #include "codegen/stub_request.hpp"
+#include "common/scoped_env.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_steps.hpp"
 #include "runtime/stage_prefetch.hpp"
@@ -79,31 +80,12 @@ class MeetingToolchain : public Toolchain {
   mutable int most_at_once_ = 0;
 };
 
-// Sets an environment variable for the life of the object, then puts it back.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) saved_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (saved_)
-      ::setenv(name_, saved_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
- private:
-  const char* name_;
-  std::optional<std::string> saved_;
-};
-
 class StagePrefetchTest : public ::testing::Test {
  protected:
   // No node-wide compile cap: its slots are shared with the other test processes, and
   // two tests each holding one slot while waiting for a second compile would wait for
   // each other.
-  ScopedEnv no_cap_{"STUBJIT_MAX_PARALLEL_COMPILES", "off"};
+  test::ScopedEnv no_cap_{"STUBJIT_MAX_PARALLEL_COMPILES", "off"};
 
   // A CPU runtime whose compiles meet `meet` at a time, and a kernel of `body`.
   void open(int meet, const std::string& body = "y = a * x + y;") {
@@ -257,7 +239,7 @@ TEST_F(StagePrefetchTest, WhetherItStartsFollowsTheReadyCompilers) {
 
 TEST_F(StagePrefetchTest, NothingStartsWhereTheNodeRunsOneCompileAtATime) {
   open(1);
-  const ScopedEnv one_at_a_time("STUBJIT_MAX_PARALLEL_COMPILES", "1");
+  const test::ScopedEnv one_at_a_time("STUBJIT_MAX_PARALLEL_COMPILES", "1");
   StagePrefetch prefetch;
   prefetch.start(*kernel_, identity(1), identity(2), StagePrefetch::Start::long_later);
   EXPECT_FALSE(prefetch.started());
