@@ -154,8 +154,10 @@ class RemoteToolchain final : public Toolchain {
   std::string compiler_id() const override { return local_->compiler_id(); }
   DeviceLimits typical_limits() const override { return local_->typical_limits(); }
   // The workers waiting in the pool (any runtime's): a compile beyond them starts one,
-  // which loads the compiler first.
-  std::size_t ready_compilers() const override { return pool().idle(); }
+  // which loads the compiler first. Without a worker to start, compiles run here.
+  std::size_t ready_compilers() const override {
+    return compile_worker_path().empty() ? local_->ready_compilers() : pool().idle();
+  }
 
   Binary compile(const CompileJob& job) const override {
     const std::string path = compile_worker_path();

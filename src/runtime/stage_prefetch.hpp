@@ -1,6 +1,7 @@
 // A launch of two stages whose stubs must both be built (a sort split into parts: runs,
-// then merges; a host scan of several parts: partials, then the scan) builds the later
-// stage's stub on a thread of its own while the caller builds the earlier one's. A cold
+// then merges; a host scan of several parts: partials, then the scan) builds one stage's
+// stub (`later`: the one the launch looks for second, a sort's merges, a scan's
+// partials) on a thread of its own while the caller builds the other's (`first`). A cold
 // launch then waits for the longer compile instead of for both, one after the other.
 // Two compiles at once go to two compile workers (remote_toolchain.hpp), or run on two
 // threads of the in-process toolchain. A worker not yet started loads the compiler

@@ -23,12 +23,16 @@
 #include "common/scoped_env.hpp"
 #include "runtime/kernel_state.hpp"
 #include "runtime/launch_steps.hpp"
+#include "runtime/scan_launch.hpp"
+#include "runtime/sort_launch.hpp"
 #include "runtime/stage_prefetch.hpp"
 #include "runtime/stub_builder.hpp"
 #include "stubjit/error.hpp"
 
 namespace stubjit::detail {
 namespace {
+
+using i64 = std::int64_t;
 
 // The runtime's toolchain, but each compile waits (at most 20 s) until `meet` compiles
 // are running, the most that ran at once is counted, and `ready` compilers are said to
@@ -89,6 +93,10 @@ class StagePrefetchTest : public ::testing::Test {
 
   // A CPU runtime whose compiles meet `meet` at a time, and a kernel of `body`.
   void open(int meet, const std::string& body = "y = a * x + y;") {
+    open(meet,
+         KernelSource{"saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, body});
+  }
+  void open(int meet, KernelSource source) {
     RuntimeOptions options;
     options.backend = "cpu";
     options.disk_cache = false;
@@ -97,9 +105,7 @@ class StagePrefetchTest : public ::testing::Test {
     auto meeting = std::make_unique<MeetingToolchain>(std::move(runtime_->toolchain), meet);
     toolchain_ = meeting.get();
     runtime_->toolchain = std::move(meeting);
-    kernel_ = std::make_unique<KernelState>(
-        runtime_,
-        KernelSource{"saxpy", {scalar<float>("a"), in<float>("x"), inout<float>("y")}, body});
+    kernel_ = std::make_unique<KernelState>(runtime_, std::move(source));
   }
 
   // The kernel's direct stub of `rank`.
@@ -243,6 +249,56 @@ TEST_F(StagePrefetchTest, NothingStartsWhereTheNodeRunsOneCompileAtATime) {
   StagePrefetch prefetch;
   prefetch.start(*kernel_, identity(1), identity(2), StagePrefetch::Start::long_later);
   EXPECT_FALSE(prefetch.started());
+}
+
+// Through a sort's launch (find_stage_pair): with no compiler ready, its runs and merge
+// stubs compile at once, and the keys come out sorted; with one ready, in turn.
+TEST_F(StagePrefetchTest, ASplitSortCompilesItsStagesAtOnceWhereNoneOrTwoAreReady) {
+  const i64 n = 40000;  // two parts or more on any host
+  std::vector<i64> keys(static_cast<std::size_t>(n));
+  for (i64 k = 0; k < n; ++k) keys[std::size_t(k)] = (k * 7919) % n;
+  for (const std::size_t ready : {std::size_t(0), std::size_t(2), std::size_t(1)}) {
+    const bool beside = ready != 1;
+    open(beside ? 2 : 1, KernelSource{"sort_keys", {sort<i64>("x")}, ""});
+    toolchain_->ready = ready;
+    Field x = allocate_field(runtime_, ElementType::i64, {n}, Layout::row_major);
+    x.copy_from(keys);
+    const Arg args[] = {x};
+    const LaunchSummary summary =
+        launch_sort(*kernel_, Domain{n}, args, 1, LaunchOptions{}, runtime_->default_stream.get());
+    EXPECT_GT(summary.reduce_parts, 1u) << ready;
+    EXPECT_TRUE(summary.compiled);
+    EXPECT_EQ(runtime_->compiles.load(), 2u) << ready;
+    EXPECT_EQ(toolchain_->most_at_once(), beside ? 2 : 1) << ready << " ready";
+    const std::vector<i64> got = x.to_vector<i64>();
+    for (i64 k = 0; k < n; ++k) {
+      if (got[std::size_t(k)] != k) {
+        ADD_FAILURE() << "key " << k << " is " << got[std::size_t(k)] << ", " << ready << " ready";
+        break;
+      }
+    }
+  }
+}
+
+// Through a scan's prepare: its partials and scan stubs compile at once only where two
+// compilers are ready.
+TEST_F(StagePrefetchTest, ASplitScanCompilesItsStagesAtOnceOnlyWhereTwoAreReady) {
+  const i64 n = i64(1) << 22;  // parts on any host
+  for (const std::size_t ready : {std::size_t(2), std::size_t(1), std::size_t(0)}) {
+    const bool beside = ready == 2;
+    open(beside ? 2 : 1,
+         KernelSource{"scan_sum", {in<double>("x"), scan<double>("s", Combiner::sum)}, "s = x;"});
+    toolchain_->ready = ready;
+    Field x = allocate_field(runtime_, ElementType::f64, {n}, Layout::row_major);
+    Field s = allocate_field(runtime_, ElementType::f64, {n}, Layout::row_major);
+    const Arg args[] = {x, s};
+    std::optional<StubIdentity> identity;
+    const LaunchSummary summary =
+        prepare_scan(*kernel_, Domain{n}, args, 2, LaunchOptions{}, identity, false);
+    EXPECT_GT(summary.reduce_parts, 1u) << ready;
+    EXPECT_EQ(runtime_->compiles.load(), 2u) << ready;
+    EXPECT_EQ(toolchain_->most_at_once(), beside ? 2 : 1) << ready << " ready";
+  }
 }
 
 // The compile workers (remote_toolchain.hpp) say how many of them wait in the pool: two
