@@ -100,7 +100,9 @@ class StagePrefetchTest : public ::testing::Test {
     RuntimeOptions options;
     options.backend = "cpu";
     options.disk_cache = false;
-    options.compile_timeout = std::chrono::milliseconds(0);  // compiles in this process
+    // Compiles go to compile workers, as by default. Clang in this process would, on
+    // the first thread that compiles, put LLVM's own signal stack in place of
+    // AddressSanitizer's, which then fails to unmap it when a prefetch's thread ends.
     runtime_ = std::make_shared<RuntimeState>(options);
     auto meeting = std::make_unique<MeetingToolchain>(std::move(runtime_->toolchain), meet);
     toolchain_ = meeting.get();
